@@ -1,0 +1,240 @@
+"""Parameters of the demo crawl: scales, crawls, graph releases, TLD mix and the planted classifiers.
+
+Every number the generator plants is here, with the paper's figure it is calibrated to
+(``../shared/SPEC.md`` §2.2). ``truth.json`` repeats them beside what the draw realised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "CLASSIFIERS",
+    "CRAWLS",
+    "GRAPH_RELEASES",
+    "LANGUAGES",
+    "SAMPLE_CRAWL",
+    "SCALES",
+    "TLDS",
+    "ClassifierSpec",
+    "Scale",
+    "TldSpec",
+]
+
+# Six crawls, 2021-2024, as the paper's full-crawl regime [S §3.3, E]. The classified WARC sample
+# and the RQ4 headline figures are for CC-MAIN-2024-10.
+CRAWLS: tuple[str, ...] = (
+    "CC-MAIN-2021-04",
+    "CC-MAIN-2021-49",
+    "CC-MAIN-2022-33",
+    "CC-MAIN-2023-06",
+    "CC-MAIN-2023-50",
+    "CC-MAIN-2024-10",
+)
+SAMPLE_CRAWL = "CC-MAIN-2024-10"
+
+# The host-index partition whose schema drifts (a column missing, wider integer types, another
+# column order), as the real index's README warns.
+DRIFTED_CRAWL = "CC-MAIN-2021-04"
+
+# Planted Spearman(coverage, GneissWeb quality) per crawl: slightly negative, all within ±0.1
+# (the paper reports -0.057 to -0.151 over six crawls and -0.08 for CC-MAIN-2024-10).
+COVERAGE_QUALITY_SPEARMAN: dict[str, float] = {
+    "CC-MAIN-2021-04": -0.06,
+    "CC-MAIN-2021-49": -0.09,
+    "CC-MAIN-2022-33": -0.10,
+    "CC-MAIN-2023-06": -0.07,
+    "CC-MAIN-2023-50": -0.05,
+    "CC-MAIN-2024-10": -0.08,
+}
+
+# Two consecutive host-graph releases: the first aligned with the sample crawl, the second about
+# nine months later (the paper's Table 2 compares releases up to ~15 months apart).
+GRAPH_RELEASES: tuple[str, ...] = ("cc-main-2024-nov-feb-apr", "cc-main-2024-25-nov-dec-jan")
+
+# Language codes (ISO 639-1) the demo pages are written in.
+LANGUAGES: tuple[str, ...] = ("en", "de", "fr", "ru", "ja", "zh", "pt", "es")
+
+
+@dataclass(frozen=True)
+class TldSpec:
+    """One public suffix of the demo's TLD mix.
+
+    Attributes:
+        suffix: the public suffix (``co.uk``), as in the host index's ``url_host_tld``.
+        share: share of graph hosts under this suffix.
+        category: macro category (academic, government, commercial, organisation, network,
+            country_code, other_generic) as in the ``tld_macro_categories`` seed.
+        languages: language → share of hosts under the suffix.
+        popularity: how central hosts under the suffix are (added to the host's link
+            attractiveness, log scale).
+        coverage_shift: how much more (or less) Common Crawl fetches of these hosts' known
+            URLs (logit scale).
+    """
+
+    suffix: str
+    share: float
+    category: str
+    languages: dict[str, float]
+    popularity: float = 0.0
+    coverage_shift: float = 0.0
+
+
+_EN = {"en": 1.0}
+TLDS: tuple[TldSpec, ...] = (
+    TldSpec("com", 0.355, "commercial", {"en": 0.72, "zh": 0.12, "ja": 0.04, "es": 0.06,
+                                          "de": 0.03, "ru": 0.03}, 0.6),
+    TldSpec("org", 0.07, "organisation", {"en": 0.85, "de": 0.05, "fr": 0.05, "es": 0.05}, 0.7),
+    TldSpec("net", 0.05, "network", {"en": 0.7, "ru": 0.1, "zh": 0.1, "de": 0.1}, 0.3),
+    TldSpec("edu", 0.02, "academic", _EN, 1.1),
+    TldSpec("ac.uk", 0.008, "academic", _EN, 1.0),
+    TldSpec("ac.jp", 0.008, "academic", {"ja": 0.9, "en": 0.1}, 0.5),
+    TldSpec("edu.cn", 0.006, "academic", {"zh": 0.95, "en": 0.05}, 0.3),
+    TldSpec("gov", 0.01, "government", _EN, 1.2),
+    TldSpec("gov.uk", 0.004, "government", _EN, 1.1),
+    TldSpec("uk", 0.012, "country_code", _EN, 0.2, -0.6),
+    TldSpec("co.uk", 0.047, "commercial", _EN, 0.2, -0.6),
+    TldSpec("de", 0.075, "country_code", {"de": 0.92, "en": 0.08}, 0.0),
+    TldSpec("fr", 0.035, "country_code", {"fr": 0.93, "en": 0.07}, -0.1),
+    TldSpec("ru", 0.055, "country_code", {"ru": 0.95, "en": 0.05}, -0.4, -0.3),
+    TldSpec("jp", 0.025, "country_code", {"ja": 0.95, "en": 0.05}, -0.2),
+    TldSpec("co.jp", 0.012, "commercial", {"ja": 0.95, "en": 0.05}, -0.2),
+    TldSpec("cn", 0.035, "country_code", {"zh": 0.97, "en": 0.03}, -0.5, -0.3),
+    TldSpec("com.cn", 0.01, "commercial", {"zh": 0.97, "en": 0.03}, -0.5, -0.3),
+    TldSpec("br", 0.01, "country_code", {"pt": 0.95, "en": 0.05}, -0.3),
+    TldSpec("com.br", 0.03, "commercial", {"pt": 0.95, "en": 0.05}, -0.3),
+    TldSpec("es", 0.02, "country_code", {"es": 0.93, "en": 0.07}, -0.2),
+    TldSpec("info", 0.02, "other_generic", {"en": 0.8, "de": 0.1, "ru": 0.1}, -0.3),
+    TldSpec("io", 0.015, "country_code", _EN, 0.3),
+    TldSpec("biz", 0.006, "commercial", _EN, -0.6),
+    TldSpec("xyz", 0.009, "other_generic", {"en": 0.6, "zh": 0.4}, -0.8),
+    TldSpec("blog", 0.004, "other_generic", _EN, -0.2),
+    TldSpec("ch", 0.01, "country_code", {"de": 0.7, "fr": 0.25, "en": 0.05}, 0.1),
+    TldSpec("nl", 0.02, "country_code", {"en": 0.3, "de": 0.7}, 0.0),
+    TldSpec("mil", 0.002, "government", _EN, 0.8),
+    TldSpec("gouv.fr", 0.004, "government", {"fr": 1.0}, 0.6),
+)
+
+
+@dataclass(frozen=True)
+class ClassifierSpec:
+    """A planted classifier: how its true document scores are drawn and how its fastText model
+    is labelled.
+
+    The true score of document d on host h is ``sigmoid(mu + shift·[d not English] + sb·u_h +
+    sw·z_d)``, where ``u_h`` and ``z_d`` are standard normal mixes of two shared quality factors
+    (``loadings``) and a classifier-specific part, and ``sb``/``sw`` are solved so that the
+    score-scale ICC(1) equals ``icc``.
+
+    Attributes:
+        name: registry key (``classifier_registry.classifier``).
+        style: the public classifier it imitates.
+        kind: ``quality`` or ``topic``.
+        labels: fastText labels, lowest value first.
+        label_values: value of each label for the expected-value transform (None: binary).
+        positive_label: the label whose probability is the score (binary classifiers).
+        transform: ``p_positive`` or ``expected_value`` (divided by the largest value).
+        icc: planted ICC(1) of the true scores between hosts.
+        mu: logit-scale intercept (sets the high-quality share).
+        non_english_shift: logit added to non-English documents (DCLM-style: > 0).
+        loadings: weights on the two shared factors (educational, conversational).
+        is_english_trained: whether the imitated model was trained on English only.
+        hq_threshold: score above which a page counts as high quality (SPEC: 0.5).
+    """
+
+    name: str
+    style: str
+    kind: str
+    labels: tuple[str, ...]
+    label_values: tuple[float, ...] | None
+    positive_label: str | None
+    transform: str
+    icc: float
+    mu: float
+    non_english_shift: float
+    loadings: tuple[float, float]
+    is_english_trained: bool = True
+    hq_threshold: float = 0.5
+    total_sd: float = 2.0
+
+
+CLASSIFIERS: tuple[ClassifierSpec, ...] = (
+    ClassifierSpec(
+        "dclm_demo", "DCLM oh-eli5 (P(__label__hq))", "quality",
+        ("__label__cc", "__label__hq"), None, "__label__hq", "p_positive",
+        icc=0.46, mu=-1.7, non_english_shift=1.4, loadings=(0.0, 0.8),
+    ),
+    ClassifierSpec(
+        "fineweb_edu_demo", "FineWeb-Edu (expected educational value 0-5, ÷5)", "quality",
+        tuple(f"__label__{i}" for i in range(6)), (0.0, 1.0, 2.0, 3.0, 4.0, 5.0), None,
+        "expected_value", icc=0.54, mu=-1.6, non_english_shift=0.0, loadings=(0.9, 0.0),
+    ),
+    ClassifierSpec(
+        "gneissweb_quality_demo", "GneissWeb quality annotator (P(__label__hq))", "quality",
+        ("__label__cc", "__label__hq"), None, "__label__hq", "p_positive",
+        icc=0.50, mu=-1.5, non_english_shift=0.0, loadings=(0.85, 0.2),
+    ),
+    ClassifierSpec(
+        "nemotron_quality_demo", "Nemotron-CC quality (low/mid/high → 0/0.5/1)", "quality",
+        ("__label__low", "__label__mid", "__label__high"), (0.0, 0.5, 1.0), None,
+        "expected_value", icc=0.57, mu=-1.3, non_english_shift=-0.3, loadings=(0.6, -0.6),
+    ),
+    ClassifierSpec(
+        "gneissweb_medical_demo", "GneissWeb medical topic (P(__label__medical))", "topic",
+        ("__label__cc", "__label__medical"), None, "__label__medical", "p_positive",
+        icc=0.48, mu=-2.3, non_english_shift=0.0, loadings=(0.3, 0.0),
+    ),
+    ClassifierSpec(
+        "gneissweb_technology_demo", "GneissWeb technology topic (P(__label__technology))",
+        "topic", ("__label__cc", "__label__technology"), None, "__label__technology",
+        "p_positive", icc=0.55, mu=-2.0, non_english_shift=0.0, loadings=(0.2, 0.2),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Size of a demo crawl.
+
+    Attributes:
+        name: ``tiny``, ``demo`` or ``paper``.
+        sample_hosts: hosts with at least 3 pages in the classified WARC sample.
+        small_hosts: further sample hosts with 1 or 2 pages (dropped by the n ≥ 3 filter).
+        other_crawled_hosts: graph hosts Common Crawl fetched that are not in the WARC sample.
+        dangling_hosts: graph hosts only known from links, never fetched.
+        size_alpha: Pareto tail index of pages per sample host (x_min = 3).
+        size_cap: the largest number of sample pages a host gets.
+        warc_files: WARC files the sample is spread over (0: write lake tables directly).
+        write_graph_files: whether to write vertices/edges and compute centrality from edges.
+        annotation_page_cap: most annotated pages per host and crawl in the GneissWeb table.
+        training_docs: labelled documents per classifier for the fastText training corpus.
+    """
+
+    name: str
+    sample_hosts: int
+    small_hosts: int
+    other_crawled_hosts: int
+    dangling_hosts: int
+    size_alpha: float
+    size_cap: int
+    warc_files: int
+    write_graph_files: bool
+    annotation_page_cap: int
+    training_docs: int
+    extras: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def graph_hosts(self) -> int:
+        """All hosts of the web graph (and so of every host-index partition)."""
+        return (
+            self.sample_hosts + self.small_hosts + self.other_crawled_hosts + self.dangling_hosts
+        )
+
+
+SCALES: dict[str, Scale] = {
+    "tiny": Scale("tiny", 90, 20, 60, 130, 1.25, 120, 2, True, 60, 4000),
+    "demo": Scale("demo", 1600, 400, 2000, 4000, 1.2, 400, 8, True, 200, 12000),
+    # The paper's classified sample: 532,628 hosts with >= 3 documents, 3.01M documents [S §3.1];
+    # graph and host index >= 5M hosts per crawl.
+    "paper": Scale("paper", 532_628, 150_000, 1_300_000, 3_100_000, 1.97, 5000, 0, False, 40, 0),
+}

@@ -1,0 +1,410 @@
+"""Common Crawl's per-host crawl counts (the host index) and the URL-level GneissWeb annotations.
+
+Coverage ``nutch_fetched / nutch_numRecords`` is driven by link attractiveness (so by harmonic
+centrality, as Common Crawl's budget is, FORMATS.md / SPEC §3.4), by TLD, and by a planted,
+slightly negative dependence on host quality whose Spearman correlation is set per crawl.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from ingest.synth.config import (
+    CLASSIFIERS,
+    COVERAGE_QUALITY_SPEARMAN,
+    CRAWLS,
+    DRIFTED_CRAWL,
+    SAMPLE_CRAWL,
+    TLDS,
+    Scale,
+)
+from ingest.synth.model import ROLE_DANGLING, ROLE_SAMPLE, Hosts, page_scores
+
+__all__ = [
+    "CrawlCounts",
+    "HOST_INDEX_SCHEMA",
+    "annotation_table",
+    "crawl_counts",
+    "host_index_table",
+    "record_ids",
+]
+
+_QUALITY = next(i for i, spec in enumerate(CLASSIFIERS) if spec.name == "gneissweb_quality_demo")
+_COVERAGE_INTERCEPT = -0.9
+_COVERAGE_SLOPE = 1.4
+_FETCH_COLUMNS = ("fetch_3xx", "fetch_4xx", "fetch_5xx", "fetch_gone", "fetch_notModified",
+                  "fetch_other", "fetch_redirPerm", "fetch_redirTemp")
+_NUTCH_PCT = ("fetched", "unfetched", "gone", "notModified", "redirPerm", "redirTemp")
+_ROBOTS = ("robots_200", "robots_3xx", "robots_4xx", "robots_5xx", "robots_gone",
+           "robots_notModified", "robots_other", "robots_redirPerm", "robots_redirTemp")
+
+# Column order and types of athena_schema.v2.sql (FORMATS.md §2.2): int is int32, ranks double.
+HOST_INDEX_SCHEMA = pa.schema(
+    [
+        ("surt_host_name", pa.string()),
+        ("url_host_registered_domain", pa.string()),
+        ("url_host_tld", pa.string()),
+        ("hcrank10", pa.float64()),
+        ("prank10", pa.float64()),
+        ("prank", pa.float64()),
+        ("hcrank", pa.float64()),
+        ("warc_record_length_av", pa.int32()),
+        ("warc_record_length_median", pa.int32()),
+        ("fetch_200", pa.int32()),
+        ("fetch_200_lote", pa.int32()),
+        ("fetch_200_lote_pct", pa.int32()),
+        *[(name, pa.int32()) for name in _FETCH_COLUMNS],
+        ("nutch_numRecords", pa.int32()),
+        *[
+            (f"nutch_{name}{suffix}", pa.int32())
+            for name in _NUTCH_PCT
+            for suffix in ("", "_pct")
+        ],
+        *[(name, pa.int32()) for name in _ROBOTS],
+    ]
+)
+
+
+@dataclass
+class CrawlCounts:
+    """Known and fetched URLs of every host in one crawl (index = host id)."""
+
+    crawl: str
+    known: np.ndarray  # int64: nutch_numRecords
+    fetched: np.ndarray  # int64: nutch_fetched
+    fetch_200: np.ndarray  # int64: archived 200 captures
+    coverage_latent: np.ndarray  # float64: the planted coverage driver (standard normal)
+
+
+def _standardise(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    mean, sd = values[mask].mean(), values[mask].std()
+    return (values - mean) / sd
+
+
+def crawl_counts(rng: np.random.Generator, hosts: Hosts) -> list[CrawlCounts]:
+    """Known/fetched counts per host for every crawl in ``CRAWLS``.
+
+    The coverage driver of crawl c is ``rho·q + sqrt(1 - rho²)·v``, where q is the host's
+    standardised GneissWeb-quality effect and v the centrality/TLD driver made orthogonal to q
+    over the crawled graph hosts; ``rho = 2·sin(pi·s/6)`` turns the planted Spearman s into the
+    Pearson correlation of a bivariate normal with that Spearman.
+    """
+    crawled = (hosts.role != ROLE_DANGLING) & hosts.in_graph
+    count = hosts.count
+    tld_shift = np.array([tld.coverage_shift for tld in TLDS])[hosts.tld_index]
+    quality = _standardise(hosts.effects[:, _QUALITY], crawled)
+    driver = 0.9 * _standardise(hosts.attractiveness, crawled) + tld_shift
+    driver = driver + 0.6 * rng.standard_normal(count)
+    slope = np.polyfit(quality[crawled], driver[crawled], 1)[0]
+    orthogonal = _standardise(driver - slope * quality, crawled)
+    orthogonal = orthogonal - quality * (
+        np.mean(orthogonal[crawled] * quality[crawled]) / np.mean(quality[crawled] ** 2)
+    )
+    orthogonal = _standardise(orthogonal, crawled)
+
+    site_size = np.where(
+        crawled,
+        np.round(np.exp(rng.normal(3.0 + 0.35 * hosts.attractiveness, 1.3))),
+        rng.integers(0, 4, count),
+    ).astype(np.int64)
+    site_size = np.maximum(site_size, 3 * hosts.page_count)
+    result = []
+    for crawl in CRAWLS:
+        target = COVERAGE_QUALITY_SPEARMAN[crawl]
+        rho = 2.0 * math.sin(math.pi * target / 6.0)
+        latent = rho * quality + math.sqrt(1.0 - rho * rho) * orthogonal
+        coverage = 1.0 / (1.0 + np.exp(-(_COVERAGE_INTERCEPT + _COVERAGE_SLOPE * latent)))
+        known = np.where(
+            crawled, np.maximum(1, np.round(site_size * np.exp(rng.normal(0, 0.15, count)))), 0
+        ).astype(np.int64)
+        known = np.where(crawled, known, site_size)
+        fetched = np.where(crawled, np.round(known * coverage), 0).astype(np.int64)
+        skipped = crawled & (rng.random(count) < 0.08)  # crawled in other crawls, not this one
+        if crawl == SAMPLE_CRAWL:
+            skipped &= hosts.role != ROLE_SAMPLE
+            skipped &= hosts.page_count == 0
+        fetched[skipped] = 0
+        archived_share = rng.beta(18.0, 2.0, count)
+        fetch_200 = np.round(fetched * archived_share).astype(np.int64)
+        if crawl == SAMPLE_CRAWL:
+            fetch_200 = np.maximum(fetch_200, hosts.page_count)
+            fetched = np.maximum(fetched, np.ceil(fetch_200 / 0.95).astype(np.int64))
+            known = np.maximum(known, fetched)
+        # Real host-index rows sometimes report more fetched than known URLs.
+        quirk = crawled & (rng.random(count) < 0.005) & (fetched > 0)
+        fetched[quirk] = known[quirk] + rng.integers(1, 6, int(quirk.sum()))
+        result.append(CrawlCounts(crawl, known, fetched, fetch_200, latent))
+    return result
+
+
+def _pct(part: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    return np.where(whole > 0, np.round(100.0 * part / np.maximum(whole, 1)), 0).astype(np.int32)
+
+
+def _rank10(values: np.ndarray) -> np.ndarray:
+    """A 0-10 log-scale normalisation of a centrality (our stand-in for hcrank10/prank10)."""
+    logs = np.log(np.maximum(values, 1e-300))
+    positive = values > 0
+    low, high = logs[positive].min(), logs[positive].max()
+    scaled = np.where(positive, 10.0 * (logs - low) / max(high - low, 1e-12), 0.0)
+    return np.round(scaled, 3)
+
+
+def host_index_table(
+    rng: np.random.Generator,
+    hosts: Hosts,
+    counts: CrawlCounts,
+    harmonic: np.ndarray,
+    pagerank: np.ndarray,
+) -> pa.Table:
+    """One host-index partition: a row per graph host, crawled or not (FORMATS.md §2).
+
+    Args:
+        rng: the random stream of this crawl.
+        hosts: all hosts; rows are written for ``hosts.in_graph`` only.
+        counts: the crawl's known/fetched counts.
+        harmonic: harmonic centrality per host id (the graph release of the crawl).
+        pagerank: PageRank per host id.
+    """
+    rows = np.flatnonzero(hosts.in_graph)
+    rows = rows[np.argsort(hosts.surt_host_name[rows], kind="stable")]
+    n = len(rows)
+    known = counts.known[rows]
+    fetched = counts.fetched[rows]
+    fetch_200 = counts.fetch_200[rows]
+    english = hosts.is_english[rows]
+    lote = np.round(fetch_200 * np.where(english, 0.03, 0.95)).astype(np.int64)
+    gone = np.round(0.06 * known).astype(np.int64)
+    not_modified = np.round(0.1 * fetched).astype(np.int64)
+    redir_perm = np.round(0.03 * known).astype(np.int64)
+    redir_temp = np.round(0.02 * known).astype(np.int64)
+    unfetched = np.maximum(known - fetched - gone, 0)
+    has_fetch = fetch_200 > 0
+    record_length = np.where(has_fetch, np.exp(rng.normal(9.6, 0.4, n)), 0)
+    columns: dict[str, np.ndarray] = {
+        "surt_host_name": hosts.surt_host_name[rows],
+        "url_host_registered_domain": hosts.registered_domain[rows],
+        "url_host_tld": hosts.suffix[rows],
+        "hcrank10": _rank10(harmonic[rows]),
+        "prank10": _rank10(pagerank[rows]),
+        "prank": pagerank[rows],
+        "hcrank": harmonic[rows].astype(np.float64),
+        "warc_record_length_av": np.round(record_length),
+        "warc_record_length_median": np.round(record_length * 0.9),
+        "fetch_200": fetch_200,
+        "fetch_200_lote": lote,
+        "fetch_200_lote_pct": _pct(lote, fetch_200),
+    }
+    small_counts = rng.poisson(np.maximum(fetched, 0)[:, None] * 0.01, (n, len(_FETCH_COLUMNS)))
+    for index, name in enumerate(_FETCH_COLUMNS):
+        columns[name] = small_counts[:, index]
+    columns["nutch_numRecords"] = known
+    for name, values in zip(
+        _NUTCH_PCT, (fetched, unfetched, gone, not_modified, redir_perm, redir_temp), strict=True
+    ):
+        columns[f"nutch_{name}"] = values
+        columns[f"nutch_{name}_pct"] = _pct(values, known)
+    robots = (known > 0).astype(np.int64)
+    for name in _ROBOTS:
+        columns[name] = robots if name == "robots_200" else np.zeros(n, dtype=np.int64)
+    table = pa.Table.from_arrays(
+        [pa.array(columns[field.name]).cast(field.type) for field in HOST_INDEX_SCHEMA],
+        schema=HOST_INDEX_SCHEMA,
+    )
+    if counts.crawl == DRIFTED_CRAWL:
+        table = drift_schema(table)
+    return table
+
+
+def drift_schema(table: pa.Table) -> pa.Table:
+    """The known drift of the real index: a column missing, wider integers, another order."""
+    table = table.drop_columns(["fetch_200_lote_pct"])
+    fields = []
+    arrays = []
+    for field, column in zip(table.schema, table.columns, strict=True):
+        if field.name.startswith("nutch_") and field.type == pa.int32():
+            column = column.cast(pa.int64())
+            field = pa.field(field.name, pa.int64())
+        fields.append(field)
+        arrays.append(column)
+    order = list(range(len(fields)))
+    order = order[:3] + order[7:] + order[3:7]  # ranks after the counts
+    return pa.Table.from_arrays([arrays[i] for i in order], schema=pa.schema([fields[i] for i in order]))
+
+
+def record_ids(rng: np.random.Generator, count: int) -> list[str]:
+    """WARC-Record-IDs (``<urn:uuid:…>``, version-4 layout) from the random stream."""
+    raw = np.frombuffer(rng.bytes(16 * count), dtype=np.uint8).reshape(count, 16).copy()
+    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
+    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
+    ids = []
+    for row in raw:
+        h = row.tobytes().hex()
+        ids.append(f"<urn:uuid:{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}>")
+    return ids
+
+
+ANNOTATION_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("dump", pa.string()),
+        ("url", pa.string()),
+        ("url_surtkey", pa.string()),
+        ("date", pa.string()),
+        ("file_path", pa.string()),
+        ("language", pa.string()),
+        ("language_score", pa.float64()),
+        ("token_count", pa.int64()),
+        ("cosmo_fastText_label", pa.string()),
+        ("cosmo_fastText_score", pa.float64()),
+        ("dclm_fastText_label", pa.string()),
+        ("dclm_fastText_score", pa.float64()),
+        ("medical_label", pa.string()),
+        ("medical_score", pa.float64()),
+        ("education_label", pa.string()),
+        ("education_score", pa.float64()),
+        ("technology_computing_label", pa.string()),
+        ("technology_computing_score", pa.float64()),
+        ("science_label", pa.string()),
+        ("science_score", pa.float64()),
+        ("mcalpine_eflaw_textstat", pa.float64()),
+        ("doc_num_tokens", pa.int64()),
+        ("doc_size_kbs", pa.float64()),
+        ("doc_num_chars", pa.int64()),
+        ("tokens_per_doc_size", pa.float64()),
+        ("tokens_per_doc_num_chars", pa.float64()),
+    ]
+)
+
+
+def _column(name: str) -> int:
+    return next(i for i, spec in enumerate(CLASSIFIERS) if spec.name == name)
+
+
+def annotation_table(
+    rng: np.random.Generator,
+    hosts: Hosts,
+    counts: CrawlCounts,
+    splits: dict[str, float],
+    scale: Scale,
+    sample_pages: dict[int, list[tuple[str, str, np.ndarray, str]]] | None = None,
+) -> tuple[pa.Table, np.ndarray]:
+    """URL-level GneissWeb-style annotations of one crawl's fetched pages.
+
+    Each crawled host gets ``min(fetch_200, cap)`` annotated pages. In the sample crawl the
+    first pages of a sample host are its WARC pages (same record id, URL and true scores), so
+    annotations join to the classified documents on ``id``.
+
+    Args:
+        rng: the random stream of this crawl.
+        hosts: all hosts.
+        counts: the crawl's counts.
+        splits: latent between-host shares per classifier.
+        scale: the scale (its ``annotation_page_cap``).
+        sample_pages: host id → [(record id, url, true scores, language)] of WARC pages.
+
+    Returns:
+        The table and, per host id, the number of annotated pages.
+    """
+    sample_pages = sample_pages or {}
+    pages = np.minimum(counts.fetch_200, scale.annotation_page_cap)
+    for host_id, docs in sample_pages.items():
+        pages[host_id] = max(pages[host_id], len(docs))
+    pages[~hosts.in_graph] = 0
+    host_id = np.repeat(np.arange(hosts.count), pages)
+    total = len(host_id)
+    language = hosts.language[host_id].copy()
+    switch = rng.random(total) < 0.05
+    language[switch & (language != "en")] = "en"
+    scores = page_scores(rng, hosts, host_id, language, splits)
+    ids = np.array(record_ids(rng, total), dtype=object)
+    position = np.arange(total) - np.repeat(np.cumsum(pages) - pages, pages)
+    urls = np.array(
+        [f"https://{hosts.host_name[h]}/page/{p}.html" for h, p in zip(host_id, position, strict=True)],
+        dtype=object,
+    )
+    starts = np.cumsum(pages) - pages
+    for host, docs in sample_pages.items():
+        for offset, (record_id, url, true_scores, lang) in enumerate(docs):
+            row = starts[host] + offset
+            ids[row] = record_id
+            urls[row] = url
+            scores[row] = true_scores
+            language[row] = lang
+    surt_keys = np.array(
+        [_url_surtkey(hosts.surt_host_name[h], url) for h, url in zip(host_id, urls, strict=True)],
+        dtype=object,
+    )
+    quality = scores[:, _column("gneissweb_quality_demo")]
+    dclm = scores[:, _column("dclm_demo")]
+    medical = scores[:, _column("gneissweb_medical_demo")]
+    technology = scores[:, _column("gneissweb_technology_demo")]
+    education = scores[:, _column("fineweb_edu_demo")]
+    science = 1.0 / (1.0 + np.exp(-(0.6 * _logit(education) + 0.4 * _logit(technology))))
+    chars = np.round(np.exp(rng.normal(8.2, 0.6, total))).astype(np.int64)
+    tokens_per_char = np.clip(rng.normal(0.25, 0.04, total), 0.05, 0.6)
+    tokens = np.round(chars * tokens_per_char).astype(np.int64)
+    size_kb = chars * rng.uniform(1.0, 1.3, total) / 1024.0
+    crawl = counts.crawl
+    day = rng.integers(0, 14, total)
+    dates = np.array([f"{crawl[8:12]}-03-{d + 1:02d}T12:00:00Z" for d in day], dtype=object)
+    segment = rng.integers(0, 100, total)
+    file_path = np.array(
+        [f"s3://commoncrawl/crawl-data/{crawl}/segments/{s:05d}/warc/part-{s:05d}.warc.gz"
+         for s in segment],
+        dtype=object,
+    )
+
+    def label(values: np.ndarray, positive: str) -> np.ndarray:
+        return np.where(values > 0.5, positive, "cc")
+
+    columns = {
+        "id": ids,
+        "dump": np.full(total, crawl, dtype=object),
+        "url": urls,
+        "url_surtkey": surt_keys,
+        "date": dates,
+        "file_path": file_path,
+        "language": language,
+        "language_score": np.round(rng.uniform(0.65, 1.0, total), 4),
+        "token_count": tokens,
+        "cosmo_fastText_label": label(quality, "hq"),
+        "cosmo_fastText_score": quality,
+        "dclm_fastText_label": label(dclm, "hq"),
+        "dclm_fastText_score": dclm,
+        "medical_label": label(medical, "medical"),
+        "medical_score": medical,
+        "education_label": label(education, "education"),
+        "education_score": education,
+        "technology_computing_label": label(technology, "technology"),
+        "technology_computing_score": technology,
+        "science_label": label(science, "science"),
+        "science_score": science,
+        "mcalpine_eflaw_textstat": np.round(np.exp(rng.normal(3.4, 0.35, total)), 2),
+        "doc_num_tokens": tokens,
+        "doc_size_kbs": size_kb,
+        "doc_num_chars": chars,
+        "tokens_per_doc_size": tokens / (size_kb * 1024.0),
+        "tokens_per_doc_num_chars": tokens / chars,
+    }
+    table = pa.Table.from_arrays(
+        [pa.array(columns[field.name], type=field.type) for field in ANNOTATION_SCHEMA],
+        schema=ANNOTATION_SCHEMA,
+    )
+    return table, pages
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-12, 1 - 1e-12)
+    return np.log(p) - np.log1p(-p)
+
+
+def _url_surtkey(surt_host: str, url: str) -> str:
+    """Common Crawl's SURT URL key: ``com,example)/path?query`` (lower-cased)."""
+    path = url.split("://", 1)[1]
+    path = path[path.find("/") :] if "/" in path else "/"
+    return f"{surt_host}){path.lower()}"

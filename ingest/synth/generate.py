@@ -1,0 +1,372 @@
+"""``python -m ingest synth``: write a complete demo crawl in Common Crawl's formats.
+
+Layout under ``--out`` (usually ``$HOSTAWARE_HOME/raw``)::
+
+    warc/CC-MAIN-2024-10/*.warc.gz              WARC sample (tiny, demo)
+    webgraph/<release>/<release>-host-{vertices,edges,ranks}.txt.gz
+    host-index/crawl=<crawl>/part-00000.parquet six crawls
+    gneissweb-annotations/crawl=<crawl>/part-00000.parquet
+    training/<classifier>.{train,valid}.txt     labelled corpus for the demo classifiers
+    classifier_registry.csv                     the demo classifiers' registry rows
+    truth.json                                  every planted parameter and realised summary
+
+At ``paper`` scale the WARC text is not written: the classified sample goes straight to the
+lake's ``documents`` and ``document_scores`` tables (``--lake``, default ``<out>/../lake``).
+Everything is written under a temporary name and moved into place at the end, so a failed or
+interrupted run leaves no half-written crawl.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ingest import schemas
+from ingest.synth import corpus, crawls, webgraph
+from ingest.synth.config import CLASSIFIERS, CRAWLS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
+from ingest.synth.model import (
+    ROLE_DANGLING,
+    Documents,
+    Hosts,
+    draw_documents,
+    draw_hosts,
+    variance_splits,
+)
+from ingest.synth.truth import build_truth
+
+__all__ = ["SynthError", "synthesize"]
+
+log = logging.getLogger(__name__)
+
+# Crawl-to-release alignment of the host index's ranks: log-normal jitter of the first release's
+# centrality, larger for crawls further from it.
+_RANK_JITTER = {
+    "CC-MAIN-2021-04": 0.45,
+    "CC-MAIN-2021-49": 0.35,
+    "CC-MAIN-2022-33": 0.3,
+    "CC-MAIN-2023-06": 0.2,
+    "CC-MAIN-2023-50": 0.0,
+    "CC-MAIN-2024-10": 0.0,
+}
+_PARQUET_OPTIONS = {"compression": "zstd", "use_dictionary": True, "write_statistics": True}
+
+
+class SynthError(ValueError):
+    """A bad argument to ``synth`` (reported as one line, exit code 2)."""
+
+
+@dataclass
+class Graph:
+    """Centrality of every host (index = host id; 0 where the host is not in the release)."""
+
+    harmonic: list[np.ndarray]  # per release
+    pagerank: list[np.ndarray]
+    in_release: list[np.ndarray]  # bool per release
+    edge_counts: list[int]
+
+
+def _streams(seed: int) -> dict[str, np.random.Generator]:
+    names = ("hosts", "documents", "graph", "crawls", "host_index", "annotations", "warc", "corpus")
+    children = np.random.SeedSequence(seed).spawn(len(names))
+    return {name: np.random.default_rng(child) for name, child in zip(names, children, strict=True)}
+
+
+def synthesize(
+    out: Path, seed: int, scale_name: str, force: bool = False, lake: Path | None = None
+) -> dict:
+    """Write the demo crawl of the given scale and seed to ``out``; return the truth summary.
+
+    Raises:
+        SynthError: unknown scale, negative seed, or a non-empty ``out`` without ``force``.
+    """
+    if scale_name not in SCALES:
+        raise SynthError(f"unknown scale {scale_name!r}: choose one of {', '.join(SCALES)}")
+    if seed < 0:
+        raise SynthError(f"--seed must be a non-negative integer, got {seed}")
+    if out.exists() and not out.is_dir():
+        raise SynthError(f"--out {out} exists and is not a folder")
+    if out.exists() and any(out.iterdir()) and not force:
+        raise SynthError(f"--out {out} is not empty: pass --force to replace it")
+    scale = SCALES[scale_name]
+    started = time.perf_counter()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.parent / f".{out.name}.partial-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        truth = _write_all(staging, seed, scale, lake or out.parent / "lake")
+        truth["generation_seconds"] = round(time.perf_counter() - started, 2)
+        (staging / "truth.json").write_text(json.dumps(truth, indent=2, sort_keys=True) + "\n")
+        _publish(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return truth
+
+
+def _publish(staging: Path, out: Path) -> None:
+    """Swap the finished folder into place (the old one is removed only after the swap)."""
+    retired = out.parent / f".{out.name}.retired-{os.getpid()}"
+    if out.exists():
+        out.rename(retired)
+    staging.rename(out)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> dict:
+    rng = _streams(seed)
+    timings: dict[str, float] = {}
+
+    def lap(name: str, since: float) -> float:
+        now = time.perf_counter()
+        timings[name] = round(now - since, 2)
+        log.info("synth %s: %s done in %.1f s", scale.name, name, now - since)
+        return now
+
+    mark = time.perf_counter()
+    hosts = draw_hosts(rng["hosts"], scale)
+    splits = variance_splits(hosts)
+    documents = draw_documents(rng["documents"], hosts, splits)
+    mark = lap("model", mark)
+
+    graph = _write_graph(root / "webgraph", rng["graph"], hosts, scale)
+    mark = lap("webgraph", mark)
+
+    counts = crawls.crawl_counts(rng["crawls"], hosts)
+    for crawl_counts in counts:
+        harmonic, pagerank = _crawl_centrality(rng["host_index"], graph, crawl_counts.crawl)
+        table = crawls.host_index_table(rng["host_index"], hosts, crawl_counts, harmonic, pagerank)
+        _write_parquet(table, root / "host-index" / f"crawl={crawl_counts.crawl}" / "part-00000.parquet")
+    mark = lap("host_index", mark)
+
+    pages = _sample_pages(rng["warc"], hosts, documents)
+    annotated: dict[str, int] = {}
+    for crawl_counts in counts:
+        table, per_host = crawls.annotation_table(
+            rng["annotations"], hosts, crawl_counts, splits, scale,
+            pages.by_host if crawl_counts.crawl == SAMPLE_CRAWL else None,
+        )
+        annotated[crawl_counts.crawl] = int(per_host.sum())
+        path = root / "gneissweb-annotations" / f"crawl={crawl_counts.crawl}" / "part-00000.parquet"
+        _write_parquet(table, path)
+    mark = lap("annotations", mark)
+
+    if scale.warc_files:
+        warc_summary = _write_warcs(root / "warc" / SAMPLE_CRAWL, seed, hosts, documents, pages, scale)
+    else:
+        warc_summary = _write_lake_documents(lake, hosts, documents, pages)
+    mark = lap("warc" if scale.warc_files else "lake_documents", mark)
+
+    if scale.training_docs:
+        training = corpus.write_training_corpus(rng["corpus"], root / "training", scale.training_docs)
+    else:
+        training = {}
+    corpus.write_registry(root / "classifier_registry.csv")
+    lap("training_corpus", mark)
+
+    return build_truth(
+        seed=seed, scale=scale, hosts=hosts, documents=documents, splits=splits, graph=graph,
+        counts=counts, annotated=annotated, warc=warc_summary, training=training, timings=timings,
+    )
+
+
+# --------------------------------------------------------------------------- web graph
+
+
+def _write_graph(folder: Path, rng: np.random.Generator, hosts: Hosts, scale: Scale) -> Graph:
+    """Both graph releases: from generated edges (tiny, demo) or from the model (paper)."""
+    nodes = np.flatnonzero(hosts.in_graph)
+    rev_hosts = np.array([surt.replace(",", ".") for surt in hosts.surt_host_name[nodes]], dtype=object)
+    order = np.argsort(rev_hosts, kind="stable")
+    nodes, rev_hosts = nodes[order], rev_hosts[order]
+    crawled = hosts.role[nodes] != ROLE_DANGLING
+    weights = np.exp(hosts.attractiveness[nodes])
+    harmonic, pagerank, present, edge_counts = [], [], [], []
+    if scale.write_graph_files:
+        out_degree = np.where(crawled, np.round(np.exp(rng.normal(1.9, 0.8, len(nodes)))), 0)
+        group = hosts.tld_index[nodes]
+        edges = webgraph.generate_edges(rng, out_degree.astype(np.int64), weights, group)
+        releases_edges = [edges, webgraph.perturb_edges(rng, edges, out_degree.astype(np.int64), weights, group, drop_share=0.15)]
+        for release, release_edges in zip(GRAPH_RELEASES, releases_edges, strict=True):
+            hc = webgraph.harmonic_centrality(len(nodes), release_edges)
+            pr = webgraph.pagerank(len(nodes), release_edges)
+            target = folder / release
+            target.mkdir(parents=True, exist_ok=True)
+            webgraph.write_vertices(target / f"{release}-host-vertices.txt.gz", list(rev_hosts))
+            webgraph.write_edges(target / f"{release}-host-edges.txt.gz", release_edges)
+            webgraph.write_ranks(target / f"{release}-host-ranks.txt.gz", list(rev_hosts), hc, pr)
+            harmonic.append(_scatter(hosts.count, nodes, hc.astype(np.float64)))
+            pagerank.append(_scatter(hosts.count, nodes, pr))
+            present.append(hosts.in_graph.copy())
+            edge_counts.append(len(release_edges))
+    else:
+        standard = (hosts.attractiveness[nodes] - hosts.attractiveness[nodes].mean()) / hosts.attractiveness[nodes].std()
+        base_hc = np.exp(12.0 + 1.1 * standard)
+        base_pr = np.exp(1.3 * standard + 0.4 * rng.standard_normal(len(nodes)))
+        for index, release in enumerate(GRAPH_RELEASES):
+            jitter = 0.0 if index == 0 else 0.3
+            hc = (base_hc * np.exp(jitter * rng.standard_normal(len(nodes)))).astype(np.float32)
+            pr = base_pr * np.exp(jitter * rng.standard_normal(len(nodes)))
+            pr = pr / pr.sum()
+            target = folder / release
+            target.mkdir(parents=True, exist_ok=True)
+            webgraph.write_ranks(target / f"{release}-host-ranks.txt.gz", list(rev_hosts), hc, pr)
+            harmonic.append(_scatter(hosts.count, nodes, hc.astype(np.float64)))
+            pagerank.append(_scatter(hosts.count, nodes, pr))
+            present.append(hosts.in_graph.copy())
+            edge_counts.append(0)
+    return Graph(harmonic, pagerank, present, edge_counts)
+
+
+def _scatter(size: int, index: np.ndarray, values: np.ndarray) -> np.ndarray:
+    result = np.zeros(size, dtype=np.float64)
+    result[index] = values
+    return result
+
+
+def _crawl_centrality(
+    rng: np.random.Generator, graph: Graph, crawl: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The host index's hcrank/prank of a crawl: the first release's values, jittered by age."""
+    jitter = _RANK_JITTER[crawl]
+    harmonic, pagerank = graph.harmonic[0], graph.pagerank[0]
+    if jitter == 0:
+        return harmonic, pagerank
+    noise = np.exp(jitter * rng.standard_normal((2, len(harmonic))))
+    return (harmonic * noise[0]).astype(np.float32).astype(np.float64), pagerank * noise[1]
+
+
+# --------------------------------------------------------------------------- the WARC sample
+
+
+@dataclass
+class SamplePages:
+    """URL, record id and fetch time of every sample page (index = document id)."""
+
+    urls: np.ndarray
+    record_ids: np.ndarray
+    fetched_at: np.ndarray  # seconds after the crawl's start
+    by_host: dict[int, list[tuple[str, str, np.ndarray, str]]]
+
+
+_CRAWL_START = datetime(2024, 2, 20, tzinfo=UTC)
+_PATHS = ("article", "blog", "news", "wiki", "docs", "forum/thread", "p", "story", "en/page")
+
+
+def _sample_pages(rng: np.random.Generator, hosts: Hosts, documents: Documents) -> SamplePages:
+    count = documents.count
+    ids = np.array(crawls.record_ids(rng, count), dtype=object)
+    section = rng.integers(0, len(_PATHS), count)
+    slug = rng.integers(10_000, 99_999_999, count)
+    query = rng.random(count) < 0.1
+    urls = np.empty(count, dtype=object)
+    for index in range(count):
+        host = hosts.host_name[documents.host_id[index]]
+        path = f"/{_PATHS[section[index]]}/{slug[index]}.html"
+        if query[index]:
+            path = f"/index.php?id={slug[index]}"
+        urls[index] = f"https://{host}{path}"
+    fetched = rng.uniform(0, 14 * 86400, count).round()
+    by_host: dict[int, list[tuple[str, str, np.ndarray, str]]] = {}
+    for index in range(count):
+        by_host.setdefault(int(documents.host_id[index]), []).append(
+            (ids[index], urls[index], documents.true_score[index], documents.language[index])
+        )
+    return SamplePages(urls, ids, fetched, by_host)
+
+
+def _write_warcs(
+    folder: Path, seed: int, hosts: Hosts, documents: Documents, pages: SamplePages, scale: Scale
+) -> dict:
+    """Spread the sample pages over ``scale.warc_files`` files, written in parallel."""
+    from ingest.synth import warcfiles
+
+    folder.mkdir(parents=True, exist_ok=True)
+    assignment = np.random.default_rng([seed, 7]).integers(0, scale.warc_files, documents.count)
+    jobs = []
+    for file_index in range(scale.warc_files):
+        rows = np.flatnonzero(assignment == file_index)
+        rows = rows[np.argsort(pages.fetched_at[rows], kind="stable")]
+        jobs.append(
+            warcfiles.WarcJob(
+                path=folder / warcfiles.warc_file_name(SAMPLE_CRAWL, file_index),
+                crawl=SAMPLE_CRAWL,
+                seed=(seed, file_index),
+                file_index=file_index,
+                urls=list(pages.urls[rows]),
+                record_ids=list(pages.record_ids[rows]),
+                fetched_at=[_CRAWL_START + timedelta(seconds=float(s)) for s in pages.fetched_at[rows]],
+                languages=list(documents.language[rows]),
+                host_languages=list(hosts.language[documents.host_id[rows]]),
+                true_scores=documents.true_score[rows],
+            )
+        )
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(warcfiles.write_warc_job, jobs))
+    else:
+        results = [warcfiles.write_warc_job(job) for job in jobs]
+    return warcfiles.summarise(results)
+
+
+def _write_lake_documents(
+    lake: Path, hosts: Hosts, documents: Documents, pages: SamplePages
+) -> dict:
+    """Paper scale: the classified sample as lake tables (schemas.DOCUMENTS / DOCUMENT_SCORES)."""
+    partition = f"crawl={SAMPLE_CRAWL}"
+    count = documents.count
+    host = documents.host_id
+    rng = np.random.default_rng(count)
+    docs = pa.table(
+        {
+            "doc_id": pa.array(pages.record_ids, pa.string()),
+            "url": pa.array(pages.urls, pa.string()),
+            "surt_host_name": pa.array(hosts.surt_host_name[host], pa.string()),
+            "url_host_registered_domain": pa.array(hosts.registered_domain[host], pa.string()),
+            "url_host_tld": pa.array(hosts.suffix[host], pa.string()),
+            "warc_file": pa.array(["synthetic-paper-scale"] * count, pa.string()),
+            "warc_record_offset": pa.array(np.zeros(count, dtype=np.int64)),
+            "language": pa.array(documents.language, pa.string()),
+            "language_score": pa.array(np.round(rng.uniform(0.7, 1.0, count), 4)),
+            "language_source": pa.array(["synthetic"] * count, pa.string()),
+            "text_length": pa.array(rng.integers(800, 20_000, count).astype(np.int32)),
+            "payload_digest": pa.nulls(count, pa.string()),
+            "fetched_at": pa.array(
+                (_CRAWL_START.timestamp() + pages.fetched_at) * 1e6, pa.float64()
+            ).cast(pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+            "text": pa.nulls(count, pa.string()),
+        },
+        schema=schemas.DOCUMENTS,
+    )
+    _write_parquet(docs, lake / "documents" / partition / "part-synth-00000.parquet")
+    scores = pa.table(
+        {
+            "doc_id": pa.array(np.repeat(pages.record_ids, len(CLASSIFIERS)), pa.string()),
+            "classifier": pa.array(
+                np.tile(np.array([spec.name for spec in CLASSIFIERS], dtype=object), count), pa.string()
+            ),
+            "score": pa.array(documents.true_score.reshape(-1)),
+        },
+        schema=schemas.DOCUMENT_SCORES,
+    )
+    _write_parquet(scores, lake / "document_scores" / partition / "part-synth-00000.parquet")
+    return {"lake": str(lake), "documents": count, "document_scores": count * len(CLASSIFIERS)}
+
+
+def _write_parquet(table: pa.Table, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.partial")
+    pq.write_table(table, temporary, **_PARQUET_OPTIONS)
+    temporary.rename(path)

@@ -1,0 +1,348 @@
+"""The generative model of the demo crawl: hosts, their latent quality, pages and crawl counts.
+
+All draws come from one ``numpy.random.Generator`` per purpose, spawned from the seed, so that a
+scale's hosts do not change when another part of the model changes. Nothing here writes files.
+
+The model, per host h (every host of the web graph):
+
+* a public suffix from the TLD mix, a language given the suffix, a name;
+* two shared quality factors ``g = (g_edu, g_chat)`` and, per classifier c, a host effect
+  ``u_hc = loadings_c · g + sqrt(1 - |loadings_c|²) · e_hc`` (standard normal);
+* a link attractiveness ``a_h``: TLD popularity + English + a little quality + noise. It drives
+  the web graph, hence harmonic centrality, hence (as in Common Crawl) crawl coverage.
+
+Per page d of a sample host, the same structure within the host gives ``z_dc``, and the true
+score is ``sigmoid(mu_c + shift_c·[non-English] + sb_c·u_hc + sw_c·z_dc)`` with ``sb_c, sw_c``
+solved so that the score-scale ICC(1) is the planted one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ingest.hosts import normalise_host, surt_host_name
+from ingest.synth.config import CLASSIFIERS, TLDS, ClassifierSpec, Scale
+
+__all__ = [
+    "ROLE_DANGLING",
+    "ROLE_OTHER",
+    "ROLE_SAMPLE",
+    "ROLE_SMALL",
+    "Documents",
+    "Hosts",
+    "draw_documents",
+    "draw_hosts",
+    "icc1_anova",
+    "page_scores",
+    "score_scale_icc",
+    "solve_variance_split",
+    "variance_splits",
+]
+
+ROLE_SAMPLE, ROLE_SMALL, ROLE_OTHER, ROLE_DANGLING = 0, 1, 2, 3
+# Sample hosts left out of the web graph: the paper drops < 0.3% of hosts for this [S §3.2].
+MISSING_FROM_GRAPH_SHARE = 0.0025
+
+_SYLLABLES = (
+    "ka", "lo", "mi", "ra", "te", "su", "no", "vi", "den", "mar", "tor", "lin", "sol", "ber",
+    "gan", "fel", "ro", "qui", "zen", "pa", "dor", "ell", "ix", "an", "um", "bri", "cor", "ta",
+    "ven", "hol", "mun", "sky", "web", "net", "hub", "top", "go", "my", "the", "pro",
+)
+_SUBDOMAINS = ("blog", "shop", "news", "forum", "docs", "m", "wiki", "support", "en", "store",
+               "community", "mail", "library", "research", "events")
+_IDN_LABELS = {
+    "de": ("bücher", "straße", "grün", "müller", "schön"),
+    "ru": ("пример", "новости", "книги", "москва"),
+    "ja": ("日本", "東京", "ニュース"),
+    "zh": ("中文", "新闻", "北京"),
+}
+
+
+@dataclass
+class Hosts:
+    """Every host of the demo crawl, one entry per host in each array (index = host id).
+
+    Host ids are in draw order, not in the web graph's sorted order.
+    """
+
+    host_name: np.ndarray  # object: the URL host, e.g. www.example.co.uk (punycode)
+    surt_host_name: np.ndarray  # object: uk,co,example
+    registered_domain: np.ndarray  # object: example.co.uk
+    suffix: np.ndarray  # object: co.uk
+    tld_index: np.ndarray  # int: index into config.TLDS
+    language: np.ndarray  # object: ISO 639-1
+    role: np.ndarray  # int8: ROLE_*
+    in_graph: np.ndarray  # bool: in the first graph release (and the host index)
+    page_count: np.ndarray  # int32: pages in the classified WARC sample (0 for non-sample)
+    factors: np.ndarray  # float64 (H, 2): shared quality factors
+    effects: np.ndarray  # float64 (H, C): host effects per classifier (standard normal)
+    attractiveness: np.ndarray  # float64: log link attractiveness
+
+    @property
+    def count(self) -> int:
+        """Number of hosts."""
+        return len(self.host_name)
+
+    @property
+    def is_english(self) -> np.ndarray:
+        """Whether the host's primary language is English."""
+        return self.language == "en"
+
+
+@dataclass
+class Documents:
+    """Pages of the classified sample, one entry per page in each array."""
+
+    host_id: np.ndarray  # int64 index into Hosts
+    language: np.ndarray  # object
+    true_score: np.ndarray  # float64 (D, C): true score per classifier, in (0, 1)
+
+    @property
+    def count(self) -> int:
+        """Number of pages."""
+        return len(self.host_id)
+
+
+# --------------------------------------------------------------------------- ICC calibration
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def score_scale_icc(spec: ClassifierSpec, between_share: float, non_english_share: float) -> float:
+    """Population ICC(1) of ``sigmoid(latent)`` scores, by Gauss–Hermite quadrature.
+
+    The latent logit is ``mu + shift·L + sd·(sqrt(r)·u + sqrt(1-r)·z)`` with host effect u,
+    within-host noise z (both standard normal), host language L ~ Bernoulli(non_english_share).
+    Between-host variance is the variance of the host mean score; within-host variance is the
+    mean of the host's score variance.
+    """
+    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
+    weights = weights / weights.sum()
+    sb = spec.total_sd * math.sqrt(between_share)
+    sw = spec.total_sd * math.sqrt(1.0 - between_share)
+    means, variances, masses = [], [], []
+    for language_weight, shift in (
+        (1.0 - non_english_share, 0.0),
+        (non_english_share, spec.non_english_shift),
+    ):
+        if language_weight == 0:
+            continue
+        latent = spec.mu + shift + sb * nodes[:, None] + sw * nodes[None, :]
+        score = _sigmoid(latent)
+        host_mean = score @ weights
+        host_var = (score**2) @ weights - host_mean**2
+        means.append(host_mean)
+        variances.append(host_var)
+        masses.append(language_weight * weights)
+    mean = np.concatenate(means)
+    mass = np.concatenate(masses)
+    grand = mass @ mean
+    between = mass @ (mean - grand) ** 2
+    within = mass @ np.concatenate(variances)
+    return float(between / (between + within))
+
+
+def solve_variance_split(spec: ClassifierSpec, non_english_share: float) -> float:
+    """The latent between-host share r whose score-scale ICC(1) equals ``spec.icc`` (bisection)."""
+    low, high = 1e-4, 0.9999
+    for _ in range(60):
+        middle = 0.5 * (low + high)
+        if score_scale_icc(spec, middle, non_english_share) < spec.icc:
+            low = middle
+        else:
+            high = middle
+    return 0.5 * (low + high)
+
+
+def icc1_anova(groups: np.ndarray, values: np.ndarray) -> float:
+    """One-way ANOVA ICC(1) with the unbalanced n0 correction (SPEC §A2), for truth.json."""
+    _, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
+    k, n_total = len(sizes), len(values)
+    sums = np.bincount(inverse, weights=values)
+    means = sums / sizes
+    grand = values.mean()
+    ssb = float(np.sum(sizes * (means - grand) ** 2))
+    ssw = float(np.sum((values - means[inverse]) ** 2))
+    msb, msw = ssb / (k - 1), ssw / (n_total - k)
+    n0 = (n_total - np.sum(sizes.astype(np.float64) ** 2) / n_total) / (k - 1)
+    return (msb - msw) / (msb + (n0 - 1) * msw)
+
+
+# --------------------------------------------------------------------------- hosts
+
+
+def _mixed_effects(rng: np.random.Generator, factors: np.ndarray) -> np.ndarray:
+    """Per classifier: loadings · factors + independent part, each column standard normal."""
+    count = factors.shape[0]
+    columns = []
+    for spec in CLASSIFIERS:
+        loading = np.asarray(spec.loadings)
+        own = math.sqrt(max(1.0 - float(loading @ loading), 0.0))
+        columns.append(factors @ loading + own * rng.standard_normal(count))
+    return np.column_stack(columns)
+
+
+def _host_names(
+    rng: np.random.Generator, suffixes: np.ndarray, languages: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Unique URL host names and registered domains."""
+    count = len(suffixes)
+    syllable_count = rng.integers(2, 5, count)
+    syllables = rng.integers(0, len(_SYLLABLES), (count, 4))
+    prefix_kind = rng.random(count)
+    subdomain = rng.integers(0, len(_SUBDOMAINS), count)
+    idn_draw = rng.random(count)
+    idn_pick = rng.integers(0, 10, count)
+    seen: set[str] = set()
+    hosts = np.empty(count, dtype=object)
+    domains = np.empty(count, dtype=object)
+    for i in range(count):
+        label = "".join(_SYLLABLES[s] for s in syllables[i, : syllable_count[i]])
+        idn = _IDN_LABELS.get(languages[i])
+        if idn is not None and idn_draw[i] < 0.03:
+            label = normalise_host(idn[idn_pick[i] % len(idn)] + label)
+        domain = f"{label}.{suffixes[i]}"
+        serial = 1
+        while domain in seen:
+            serial += 1
+            domain = f"{label}{serial}.{suffixes[i]}"
+        seen.add(domain)
+        if prefix_kind[i] < 0.55:
+            host = f"www.{domain}"
+        elif prefix_kind[i] < 0.8:
+            host = domain
+        else:
+            host = f"{_SUBDOMAINS[subdomain[i]]}.{domain}"
+        hosts[i] = host
+        domains[i] = domain
+    return hosts, domains
+
+
+def _page_counts(rng: np.random.Generator, scale: Scale, role: np.ndarray) -> np.ndarray:
+    """Heavy-tailed pages per sample host: floor(3·U^(-1/alpha)) capped; 1-2 for small hosts."""
+    counts = np.zeros(len(role), dtype=np.int32)
+    sample = role == ROLE_SAMPLE
+    uniform = rng.random(int(sample.sum()))
+    counts[sample] = np.minimum(np.floor(3.0 * uniform ** (-1.0 / scale.size_alpha)), scale.size_cap)
+    small = role == ROLE_SMALL
+    counts[small] = rng.integers(1, 3, int(small.sum()))
+    return counts
+
+
+def draw_hosts(rng: np.random.Generator, scale: Scale) -> Hosts:
+    """Draw every host of the demo crawl (see the module docstring for the model)."""
+    count = scale.graph_hosts
+    shares = np.array([tld.share for tld in TLDS])
+    tld_index = rng.choice(len(TLDS), size=count, p=shares / shares.sum())
+    suffixes = np.array([TLDS[i].suffix for i in tld_index], dtype=object)
+    language = np.empty(count, dtype=object)
+    for index, tld in enumerate(TLDS):
+        members = np.flatnonzero(tld_index == index)
+        codes = list(tld.languages)
+        probs = np.array([tld.languages[code] for code in codes])
+        language[members] = np.array(codes, dtype=object)[
+            rng.choice(len(codes), size=len(members), p=probs / probs.sum())
+        ]
+    host_name, domain = _host_names(rng, suffixes, language)
+
+    role = np.repeat(
+        np.array([ROLE_SAMPLE, ROLE_SMALL, ROLE_OTHER, ROLE_DANGLING], dtype=np.int8),
+        [scale.sample_hosts, scale.small_hosts, scale.other_crawled_hosts, scale.dangling_hosts],
+    )
+    rng.shuffle(role)
+    factors = rng.standard_normal((count, 2))
+    effects = _mixed_effects(rng, factors)
+    popularity = np.array([tld.popularity for tld in TLDS])[tld_index]
+    crawled = role != ROLE_DANGLING
+    attractiveness = (
+        popularity
+        + 0.8 * (language == "en")
+        + 0.25 * factors[:, 0]
+        + 0.15 * factors[:, 1]
+        + 0.6 * crawled
+        + rng.standard_normal(count)
+    )
+    in_graph = np.ones(count, dtype=bool)
+    sample = np.flatnonzero(role == ROLE_SAMPLE)
+    missing = rng.choice(sample, size=round(MISSING_FROM_GRAPH_SHARE * len(sample)), replace=False)
+    in_graph[missing] = False
+    surt = np.array([surt_host_name(name) for name in host_name], dtype=object)
+    return Hosts(
+        host_name=host_name,
+        surt_host_name=surt,
+        registered_domain=domain,
+        suffix=suffixes,
+        tld_index=tld_index,
+        language=language,
+        role=role,
+        in_graph=in_graph,
+        page_count=_page_counts(rng, scale, role),
+        factors=factors,
+        effects=effects,
+        attractiveness=attractiveness,
+    )
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def non_english_document_share(hosts: Hosts) -> float:
+    """Share of sample pages on non-English hosts (the ICC calibration's language mix)."""
+    pages = hosts.page_count.astype(np.float64)
+    return float(pages[~hosts.is_english].sum() / pages.sum())
+
+
+def variance_splits(hosts: Hosts) -> dict[str, float]:
+    """Latent between-host share per classifier, solved for the planted ICC."""
+    share = non_english_document_share(hosts)
+    return {spec.name: solve_variance_split(spec, share) for spec in CLASSIFIERS}
+
+
+def draw_documents(rng: np.random.Generator, hosts: Hosts, splits: dict[str, float]) -> Documents:
+    """Draw every page of the classified sample and its true score on every classifier.
+
+    Pages are grouped by host in host-id order. A page is in its host's language, except that
+    5% of a non-English host's pages are in English (and 2% of an English host's pages in
+    another language), as real multilingual sites are.
+    """
+    host_id = np.repeat(np.arange(hosts.count), hosts.page_count)
+    count = len(host_id)
+    language = hosts.language[host_id].copy()
+    switch = rng.random(count)
+    english_host = hosts.is_english[host_id]
+    language[(~english_host) & (switch < 0.05)] = "en"
+    other = english_host & (switch < 0.02)
+    language[other] = np.array(["de", "fr", "es"], dtype=object)[
+        rng.integers(0, 3, int(other.sum()))
+    ]
+    scores = page_scores(rng, hosts, host_id, language, splits)
+    return Documents(host_id=host_id, language=language, true_score=scores)
+
+
+def page_scores(
+    rng: np.random.Generator,
+    hosts: Hosts,
+    host_id: np.ndarray,
+    language: np.ndarray,
+    splits: dict[str, float],
+) -> np.ndarray:
+    """True scores (pages × classifiers) of pages on the given hosts in the given languages."""
+    count = len(host_id)
+    within = _mixed_effects(rng, rng.standard_normal((count, 2)))
+    non_english = (language != "en").astype(np.float64)
+    scores = np.empty((count, len(CLASSIFIERS)))
+    for column, spec in enumerate(CLASSIFIERS):
+        share = splits[spec.name]
+        latent = (
+            spec.mu
+            + spec.non_english_shift * non_english
+            + spec.total_sd * math.sqrt(share) * hosts.effects[host_id, column]
+            + spec.total_sd * math.sqrt(1.0 - share) * within[:, column]
+        )
+        scores[:, column] = _sigmoid(latent)
+    return scores
