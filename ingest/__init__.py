@@ -1,0 +1,1 @@
+"""hostaware ingest: readers of crawl artefacts, the demo-crawl generator, the CLI."""

@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 __all__ = ["main"]
 
@@ -20,10 +21,17 @@ def _non_negative(text: str) -> int:
     return value
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``prog: error: message``), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ingest", description=__doc__)
+    parser = _Parser(prog="python -m ingest", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true", help="log each step")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     synth = commands.add_parser(
         "synth", help="write a demo crawl in Common Crawl's formats, with planted truth"
@@ -35,7 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     synth.add_argument("--force", action="store_true", help="replace a non-empty --out")
     synth.add_argument(
-        "--lake", type=Path, default=None,
+        "--lake",
+        type=Path,
+        default=None,
         help="paper scale: lake folder for the documents tables (default: <out>/../lake)",
     )
     return parser

@@ -1,0 +1,1 @@
+"""The demo crawl generator (``python -m ingest synth``): Common Crawl formats, planted truth."""

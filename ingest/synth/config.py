@@ -1,4 +1,4 @@
-"""Parameters of the demo crawl: scales, crawls, graph releases, TLD mix and the planted classifiers.
+"""Parameters of the demo crawl: scales, crawls, graph releases, TLD mix, planted classifiers.
 
 Every number the generator plants is here, with the paper's figure it is calibrated to
 (``../shared/SPEC.md`` §2.2). ``truth.json`` repeats them beside what the draw realised.
@@ -82,8 +82,13 @@ class TldSpec:
 
 _EN = {"en": 1.0}
 TLDS: tuple[TldSpec, ...] = (
-    TldSpec("com", 0.355, "commercial", {"en": 0.72, "zh": 0.12, "ja": 0.04, "es": 0.06,
-                                          "de": 0.03, "ru": 0.03}, 0.6),
+    TldSpec(
+        "com",
+        0.355,
+        "commercial",
+        {"en": 0.72, "zh": 0.12, "ja": 0.04, "es": 0.06, "de": 0.03, "ru": 0.03},
+        0.6,
+    ),
     TldSpec("org", 0.07, "organisation", {"en": 0.85, "de": 0.05, "fr": 0.05, "es": 0.05}, 0.7),
     TldSpec("net", 0.05, "network", {"en": 0.7, "ru": 0.1, "zh": 0.1, "de": 0.1}, 0.3),
     TldSpec("edu", 0.02, "academic", _EN, 1.1),
@@ -118,8 +123,7 @@ TLDS: tuple[TldSpec, ...] = (
 
 @dataclass(frozen=True)
 class ClassifierSpec:
-    """A planted classifier: how its true document scores are drawn and how its fastText model
-    is labelled.
+    """A planted classifier: how its true scores are drawn and its fastText model labelled.
 
     The true score of document d on host h is ``sigmoid(mu + shift·[d not English] + sb·u_h +
     sw·z_d)``, where ``u_h`` and ``z_d`` are standard normal mixes of two shared quality factors
@@ -160,34 +164,82 @@ class ClassifierSpec:
 
 CLASSIFIERS: tuple[ClassifierSpec, ...] = (
     ClassifierSpec(
-        "dclm_demo", "DCLM oh-eli5 (P(__label__hq))", "quality",
-        ("__label__cc", "__label__hq"), None, "__label__hq", "p_positive",
-        icc=0.46, mu=-1.7, non_english_shift=1.4, loadings=(0.0, 0.8),
+        "dclm_demo",
+        "DCLM oh-eli5 (P(__label__hq))",
+        "quality",
+        ("__label__cc", "__label__hq"),
+        None,
+        "__label__hq",
+        "p_positive",
+        icc=0.46,
+        mu=-1.7,
+        non_english_shift=1.4,
+        loadings=(0.0, 0.8),
     ),
     ClassifierSpec(
-        "fineweb_edu_demo", "FineWeb-Edu (expected educational value 0-5, ÷5)", "quality",
-        tuple(f"__label__{i}" for i in range(6)), (0.0, 1.0, 2.0, 3.0, 4.0, 5.0), None,
-        "expected_value", icc=0.54, mu=-1.6, non_english_shift=0.0, loadings=(0.9, 0.0),
+        "fineweb_edu_demo",
+        "FineWeb-Edu (expected educational value 0-5, ÷5)",
+        "quality",
+        tuple(f"__label__{i}" for i in range(6)),
+        (0.0, 1.0, 2.0, 3.0, 4.0, 5.0),
+        None,
+        "expected_value",
+        icc=0.54,
+        mu=-1.6,
+        non_english_shift=0.0,
+        loadings=(0.9, 0.0),
     ),
     ClassifierSpec(
-        "gneissweb_quality_demo", "GneissWeb quality annotator (P(__label__hq))", "quality",
-        ("__label__cc", "__label__hq"), None, "__label__hq", "p_positive",
-        icc=0.50, mu=-1.5, non_english_shift=0.0, loadings=(0.85, 0.2),
+        "gneissweb_quality_demo",
+        "GneissWeb quality annotator (P(__label__hq))",
+        "quality",
+        ("__label__cc", "__label__hq"),
+        None,
+        "__label__hq",
+        "p_positive",
+        icc=0.50,
+        mu=-1.5,
+        non_english_shift=0.0,
+        loadings=(0.85, 0.2),
     ),
     ClassifierSpec(
-        "nemotron_quality_demo", "Nemotron-CC quality (low/mid/high → 0/0.5/1)", "quality",
-        ("__label__low", "__label__mid", "__label__high"), (0.0, 0.5, 1.0), None,
-        "expected_value", icc=0.57, mu=-1.3, non_english_shift=-0.3, loadings=(0.6, -0.6),
+        "nemotron_quality_demo",
+        "Nemotron-CC quality (low/mid/high → 0/0.5/1)",
+        "quality",
+        ("__label__low", "__label__mid", "__label__high"),
+        (0.0, 0.5, 1.0),
+        None,
+        "expected_value",
+        icc=0.57,
+        mu=-1.3,
+        non_english_shift=-0.3,
+        loadings=(0.6, -0.6),
     ),
     ClassifierSpec(
-        "gneissweb_medical_demo", "GneissWeb medical topic (P(__label__medical))", "topic",
-        ("__label__cc", "__label__medical"), None, "__label__medical", "p_positive",
-        icc=0.48, mu=-2.3, non_english_shift=0.0, loadings=(0.3, 0.0),
+        "gneissweb_medical_demo",
+        "GneissWeb medical topic (P(__label__medical))",
+        "topic",
+        ("__label__cc", "__label__medical"),
+        None,
+        "__label__medical",
+        "p_positive",
+        icc=0.48,
+        mu=-2.3,
+        non_english_shift=0.0,
+        loadings=(0.3, 0.0),
     ),
     ClassifierSpec(
-        "gneissweb_technology_demo", "GneissWeb technology topic (P(__label__technology))",
-        "topic", ("__label__cc", "__label__technology"), None, "__label__technology",
-        "p_positive", icc=0.55, mu=-2.0, non_english_shift=0.0, loadings=(0.2, 0.2),
+        "gneissweb_technology_demo",
+        "GneissWeb technology topic (P(__label__technology))",
+        "topic",
+        ("__label__cc", "__label__technology"),
+        None,
+        "__label__technology",
+        "p_positive",
+        icc=0.55,
+        mu=-2.0,
+        non_english_shift=0.0,
+        loadings=(0.2, 0.2),
     ),
 )
 
@@ -226,15 +278,13 @@ class Scale:
     @property
     def graph_hosts(self) -> int:
         """All hosts of the web graph (and so of every host-index partition)."""
-        return (
-            self.sample_hosts + self.small_hosts + self.other_crawled_hosts + self.dangling_hosts
-        )
+        return self.sample_hosts + self.small_hosts + self.other_crawled_hosts + self.dangling_hosts
 
 
 SCALES: dict[str, Scale] = {
-    "tiny": Scale("tiny", 90, 20, 60, 130, 1.25, 120, 2, True, 60, 4000),
-    "demo": Scale("demo", 1600, 400, 2000, 4000, 1.2, 400, 8, True, 200, 12000),
+    "tiny": Scale("tiny", 90, 20, 60, 130, 1.25, 120, 2, True, 30, 3000),
+    "demo": Scale("demo", 1600, 400, 2000, 4000, 1.2, 400, 8, True, 50, 12000),
     # The paper's classified sample: 532,628 hosts with >= 3 documents, 3.01M documents [S §3.1];
     # graph and host index >= 5M hosts per crawl.
-    "paper": Scale("paper", 532_628, 150_000, 1_300_000, 3_100_000, 1.97, 5000, 0, False, 40, 0),
+    "paper": Scale("paper", 532_628, 150_000, 1_300_000, 3_100_000, 1.97, 5000, 0, False, 4, 0),
 }

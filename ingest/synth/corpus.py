@@ -11,6 +11,7 @@ scores calibrated to the planted ones.
 from __future__ import annotations
 
 import csv
+import gzip
 from pathlib import Path
 
 import numpy as np
@@ -44,43 +45,46 @@ def _label(rng: np.random.Generator, spec: ClassifierSpec, true_score: float) ->
 
 
 def write_training_corpus(
-    rng: np.random.Generator, out_dir: Path, count: int, valid_share: float = 0.1
-) -> dict[str, dict[str, str]]:
-    """Write ``<classifier>.train.txt`` and ``.valid.txt`` in fastText's format for every classifier.
+    rng: np.random.Generator, path: Path, count: int, valid_share: float = 0.1
+) -> dict[str, object]:
+    """Write the labelled corpus: one gzip TSV with a label column per classifier.
 
-    One set of documents serves all classifiers: each line is ``<label> <text>``, the text the
-    same across the files, the label the classifier's own draw.
+    Columns: ``split`` (``train``/``valid``), one column per classifier holding its fastText
+    label for the document, and ``text`` (one line). One set of documents serves every
+    classifier; ``train-demo-classifiers`` writes each model's fastText training file from it.
 
     Returns:
-        Per classifier, the paths of its training and validation files (relative to out_dir's
-        parent).
+        A summary for truth.json: the file, row counts, and the label counts per classifier.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     vocab = vocabularies()
     languages = rng.choice(len(LANGUAGES), size=count, p=_TRAINING_LANGUAGE_SHARE)
     logits = rng.uniform(-LOGIT_RANGE, LOGIT_RANGE, (count, len(CLASSIFIERS)))
     true_scores = 1.0 / (1.0 + np.exp(-logits))
     lengths = expected_document_words(rng, count) // 2
     n_valid = round(valid_share * count)
-    lines: dict[str, list[str]] = {spec.name: [] for spec in CLASSIFIERS}
+    label_counts: dict[str, dict[str, int]] = {spec.name: {} for spec in CLASSIFIERS}
+    header = "\t".join(["split", *(spec.name for spec in CLASSIFIERS), "text"])
+    lines = [header]
     for index in range(count):
         title, paragraphs = compose_document(
             rng, vocab[LANGUAGES[languages[index]]], true_scores[index], int(lengths[index])
         )
-        text = " ".join([title, *paragraphs])
-        for column, spec in enumerate(CLASSIFIERS):
-            lines[spec.name].append(f"{_label(rng, spec, true_scores[index, column])} {text}\n")
-    files: dict[str, dict[str, str]] = {}
-    for spec in CLASSIFIERS:
-        train = out_dir / f"{spec.name}.train.txt"
-        valid = out_dir / f"{spec.name}.valid.txt"
-        train.write_text("".join(lines[spec.name][n_valid:]), encoding="utf-8")
-        valid.write_text("".join(lines[spec.name][:n_valid]), encoding="utf-8")
-        files[spec.name] = {
-            "train": f"{out_dir.name}/{train.name}",
-            "valid": f"{out_dir.name}/{valid.name}",
-        }
-    return files
+        labels = [
+            _label(rng, spec, true_scores[index, column]) for column, spec in enumerate(CLASSIFIERS)
+        ]
+        for spec, label in zip(CLASSIFIERS, labels, strict=True):
+            label_counts[spec.name][label] = label_counts[spec.name].get(label, 0) + 1
+        split = "valid" if index < n_valid else "train"
+        lines.append("\t".join([split, *labels, " ".join([title, *paragraphs])]))
+    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
+        out.write(("\n".join(lines) + "\n").encode("utf-8"))
+    return {
+        "file": f"{path.parent.name}/{path.name}",
+        "train_rows": count - n_valid,
+        "valid_rows": n_valid,
+        "label_counts": label_counts,
+    }
 
 
 def registry_rows() -> list[dict[str, str]]:
@@ -95,7 +99,8 @@ def registry_rows() -> list[dict[str, str]]:
             ""
             if spec.label_values is None
             else ";".join(
-                f"{label}={value:g}" for label, value in zip(spec.labels, spec.label_values, strict=True)
+                f"{label}={value:g}"
+                for label, value in zip(spec.labels, spec.label_values, strict=True)
             )
         )
         rows.append(

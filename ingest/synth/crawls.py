@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ingest.synth.config import (
     CLASSIFIERS,
@@ -25,8 +26,8 @@ from ingest.synth.config import (
 from ingest.synth.model import ROLE_DANGLING, ROLE_SAMPLE, Hosts, page_scores
 
 __all__ = [
-    "CrawlCounts",
     "HOST_INDEX_SCHEMA",
+    "CrawlCounts",
     "annotation_table",
     "crawl_counts",
     "host_index_table",
@@ -36,11 +37,28 @@ __all__ = [
 _QUALITY = next(i for i, spec in enumerate(CLASSIFIERS) if spec.name == "gneissweb_quality_demo")
 _COVERAGE_INTERCEPT = -0.9
 _COVERAGE_SLOPE = 1.4
-_FETCH_COLUMNS = ("fetch_3xx", "fetch_4xx", "fetch_5xx", "fetch_gone", "fetch_notModified",
-                  "fetch_other", "fetch_redirPerm", "fetch_redirTemp")
+_FETCH_COLUMNS = (
+    "fetch_3xx",
+    "fetch_4xx",
+    "fetch_5xx",
+    "fetch_gone",
+    "fetch_notModified",
+    "fetch_other",
+    "fetch_redirPerm",
+    "fetch_redirTemp",
+)
 _NUTCH_PCT = ("fetched", "unfetched", "gone", "notModified", "redirPerm", "redirTemp")
-_ROBOTS = ("robots_200", "robots_3xx", "robots_4xx", "robots_5xx", "robots_gone",
-           "robots_notModified", "robots_other", "robots_redirPerm", "robots_redirTemp")
+_ROBOTS = (
+    "robots_200",
+    "robots_3xx",
+    "robots_4xx",
+    "robots_5xx",
+    "robots_gone",
+    "robots_notModified",
+    "robots_other",
+    "robots_redirPerm",
+    "robots_redirTemp",
+)
 
 # Column order and types of athena_schema.v2.sql (FORMATS.md §2.2): int is int32, ranks double.
 HOST_INDEX_SCHEMA = pa.schema(
@@ -59,11 +77,7 @@ HOST_INDEX_SCHEMA = pa.schema(
         ("fetch_200_lote_pct", pa.int32()),
         *[(name, pa.int32()) for name in _FETCH_COLUMNS],
         ("nutch_numRecords", pa.int32()),
-        *[
-            (f"nutch_{name}{suffix}", pa.int32())
-            for name in _NUTCH_PCT
-            for suffix in ("", "_pct")
-        ],
+        *[(f"nutch_{name}{suffix}", pa.int32()) for name in _NUTCH_PCT for suffix in ("", "_pct")],
         *[(name, pa.int32()) for name in _ROBOTS],
     ]
 )
@@ -233,7 +247,9 @@ def drift_schema(table: pa.Table) -> pa.Table:
         arrays.append(column)
     order = list(range(len(fields)))
     order = order[:3] + order[7:] + order[3:7]  # ranks after the counts
-    return pa.Table.from_arrays([arrays[i] for i in order], schema=pa.schema([fields[i] for i in order]))
+    return pa.Table.from_arrays(
+        [arrays[i] for i in order], schema=pa.schema([fields[i] for i in order])
+    )
 
 
 def record_ids(rng: np.random.Generator, count: int) -> list[str]:
@@ -241,11 +257,12 @@ def record_ids(rng: np.random.Generator, count: int) -> list[str]:
     raw = np.frombuffer(rng.bytes(16 * count), dtype=np.uint8).reshape(count, 16).copy()
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
-    ids = []
-    for row in raw:
-        h = row.tobytes().hex()
-        ids.append(f"<urn:uuid:{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}>")
-    return ids
+    h = raw.tobytes().hex()
+    return [
+        f"<urn:uuid:{h[i : i + 8]}-{h[i + 8 : i + 12]}-{h[i + 12 : i + 16]}-{h[i + 16 : i + 20]}-"
+        f"{h[i + 20 : i + 32]}>"
+        for i in range(0, 32 * count, 32)
+    ]
 
 
 ANNOTATION_SCHEMA = pa.schema(
@@ -323,9 +340,22 @@ def annotation_table(
     scores = page_scores(rng, hosts, host_id, language, splits)
     ids = np.array(record_ids(rng, total), dtype=object)
     position = np.arange(total) - np.repeat(np.cumsum(pages) - pages, pages)
-    urls = np.array(
-        [f"https://{hosts.host_name[h]}/page/{p}.html" for h, p in zip(host_id, position, strict=True)],
-        dtype=object,
+    path = pc.binary_join_element_wise(
+        "/page/", pc.cast(pa.array(position), pa.string()), ".html", ""
+    )
+    urls = (
+        pc.binary_join_element_wise(
+            "https://", pa.array(hosts.host_name[host_id], pa.string()), path, ""
+        )
+        .to_numpy(zero_copy_only=False)
+        .astype(object)
+    )
+    surt_keys = (
+        pc.binary_join_element_wise(
+            pa.array(hosts.surt_host_name[host_id], pa.string()), ")", path, ""
+        )
+        .to_numpy(zero_copy_only=False)
+        .astype(object)
     )
     starts = np.cumsum(pages) - pages
     for host, docs in sample_pages.items():
@@ -333,12 +363,9 @@ def annotation_table(
             row = starts[host] + offset
             ids[row] = record_id
             urls[row] = url
+            surt_keys[row] = _url_surtkey(hosts.surt_host_name[host], url)
             scores[row] = true_scores
             language[row] = lang
-    surt_keys = np.array(
-        [_url_surtkey(hosts.surt_host_name[h], url) for h, url in zip(host_id, urls, strict=True)],
-        dtype=object,
-    )
     quality = scores[:, _column("gneissweb_quality_demo")]
     dclm = scores[:, _column("dclm_demo")]
     medical = scores[:, _column("gneissweb_medical_demo")]
@@ -350,14 +377,16 @@ def annotation_table(
     tokens = np.round(chars * tokens_per_char).astype(np.int64)
     size_kb = chars * rng.uniform(1.0, 1.3, total) / 1024.0
     crawl = counts.crawl
-    day = rng.integers(0, 14, total)
-    dates = np.array([f"{crawl[8:12]}-03-{d + 1:02d}T12:00:00Z" for d in day], dtype=object)
-    segment = rng.integers(0, 100, total)
-    file_path = np.array(
-        [f"s3://commoncrawl/crawl-data/{crawl}/segments/{s:05d}/warc/part-{s:05d}.warc.gz"
-         for s in segment],
+    days = np.array([f"{crawl[8:12]}-03-{d + 1:02d}T12:00:00Z" for d in range(14)], dtype=object)
+    dates = days[rng.integers(0, len(days), total)]
+    segments = np.array(
+        [
+            f"s3://commoncrawl/crawl-data/{crawl}/segments/{s:05d}/warc/part-{s:05d}.warc.gz"
+            for s in range(100)
+        ],
         dtype=object,
     )
+    file_path = segments[rng.integers(0, len(segments), total)]
 
     def label(values: np.ndarray, positive: str) -> np.ndarray:
         return np.where(values > 0.5, positive, "cc")

@@ -6,7 +6,7 @@ Layout under ``--out`` (usually ``$HOSTAWARE_HOME/raw``)::
     webgraph/<release>/<release>-host-{vertices,edges,ranks}.txt.gz
     host-index/crawl=<crawl>/part-00000.parquet six crawls
     gneissweb-annotations/crawl=<crawl>/part-00000.parquet
-    training/<classifier>.{train,valid}.txt     labelled corpus for the demo classifiers
+    training/labelled_corpus.tsv.gz             labelled corpus for the demo classifiers
     classifier_registry.csv                     the demo classifiers' registry rows
     truth.json                                  every planted parameter and realised summary
 
@@ -33,8 +33,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ingest import schemas
-from ingest.synth import corpus, crawls, webgraph
-from ingest.synth.config import CLASSIFIERS, CRAWLS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
+from ingest.synth import corpus, crawls, warcfiles, webgraph
+from ingest.synth.config import CLASSIFIERS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
 from ingest.synth.model import (
     ROLE_DANGLING,
     Documents,
@@ -105,10 +105,11 @@ def synthesize(
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        truth = _write_all(staging, seed, scale, lake or out.parent / "lake")
-        truth["generation_seconds"] = round(time.perf_counter() - started, 2)
+        truth, timings = _write_all(staging, seed, scale, lake or out.parent / "lake")
         (staging / "truth.json").write_text(json.dumps(truth, indent=2, sort_keys=True) + "\n")
         _publish(staging, out)
+        truth["timings_seconds"] = timings
+        truth["generation_seconds"] = round(time.perf_counter() - started, 2)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -124,7 +125,8 @@ def _publish(staging: Path, out: Path) -> None:
     shutil.rmtree(retired, ignore_errors=True)
 
 
-def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> dict:
+def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, dict[str, float]]:
+    """Write every part of the crawl under root; return the truth and the seconds per step."""
     rng = _streams(seed)
     timings: dict[str, float] = {}
 
@@ -147,14 +149,20 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> dict:
     for crawl_counts in counts:
         harmonic, pagerank = _crawl_centrality(rng["host_index"], graph, crawl_counts.crawl)
         table = crawls.host_index_table(rng["host_index"], hosts, crawl_counts, harmonic, pagerank)
-        _write_parquet(table, root / "host-index" / f"crawl={crawl_counts.crawl}" / "part-00000.parquet")
+        _write_parquet(
+            table, root / "host-index" / f"crawl={crawl_counts.crawl}" / "part-00000.parquet"
+        )
     mark = lap("host_index", mark)
 
     pages = _sample_pages(rng["warc"], hosts, documents)
     annotated: dict[str, int] = {}
     for crawl_counts in counts:
         table, per_host = crawls.annotation_table(
-            rng["annotations"], hosts, crawl_counts, splits, scale,
+            rng["annotations"],
+            hosts,
+            crawl_counts,
+            splits,
+            scale,
             pages.by_host if crawl_counts.crawl == SAMPLE_CRAWL else None,
         )
         annotated[crawl_counts.crawl] = int(per_host.sum())
@@ -162,23 +170,40 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> dict:
         _write_parquet(table, path)
     mark = lap("annotations", mark)
 
-    if scale.warc_files:
-        warc_summary = _write_warcs(root / "warc" / SAMPLE_CRAWL, seed, hosts, documents, pages, scale)
-    else:
-        warc_summary = _write_lake_documents(lake, hosts, documents, pages)
-    mark = lap("warc" if scale.warc_files else "lake_documents", mark)
-
-    if scale.training_docs:
-        training = corpus.write_training_corpus(rng["corpus"], root / "training", scale.training_docs)
-    else:
-        training = {}
+    # The WARC files and the training corpus are independent: one process pool writes them all.
+    workers = max(1, min(os.cpu_count() or 1, scale.warc_files + 1))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        training_future = (
+            pool.submit(
+                corpus.write_training_corpus,
+                rng["corpus"],
+                root / "training" / "labelled_corpus.tsv.gz",
+                scale.training_docs,
+            )
+            if scale.training_docs
+            else None
+        )
+        if scale.warc_files:
+            jobs = _warc_jobs(root / "warc" / SAMPLE_CRAWL, seed, hosts, documents, pages, scale)
+            warc_summary = warcfiles.summarise(list(pool.map(warcfiles.write_warc_job, jobs)))
+        else:
+            warc_summary = _write_lake_documents(lake, hosts, documents, pages)
+        training = training_future.result() if training_future else {}
     corpus.write_registry(root / "classifier_registry.csv")
-    lap("training_corpus", mark)
+    lap("warc_and_training_corpus" if scale.warc_files else "lake_and_training_corpus", mark)
 
     return build_truth(
-        seed=seed, scale=scale, hosts=hosts, documents=documents, splits=splits, graph=graph,
-        counts=counts, annotated=annotated, warc=warc_summary, training=training, timings=timings,
-    )
+        seed=seed,
+        scale=scale,
+        hosts=hosts,
+        documents=documents,
+        splits=splits,
+        graph=graph,
+        counts=counts,
+        annotated=annotated,
+        warc=warc_summary,
+        training=training,
+    ), timings
 
 
 # --------------------------------------------------------------------------- web graph
@@ -187,7 +212,9 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> dict:
 def _write_graph(folder: Path, rng: np.random.Generator, hosts: Hosts, scale: Scale) -> Graph:
     """Both graph releases: from generated edges (tiny, demo) or from the model (paper)."""
     nodes = np.flatnonzero(hosts.in_graph)
-    rev_hosts = np.array([surt.replace(",", ".") for surt in hosts.surt_host_name[nodes]], dtype=object)
+    rev_hosts = np.array(
+        [surt.replace(",", ".") for surt in hosts.surt_host_name[nodes]], dtype=object
+    )
     order = np.argsort(rev_hosts, kind="stable")
     nodes, rev_hosts = nodes[order], rev_hosts[order]
     crawled = hosts.role[nodes] != ROLE_DANGLING
@@ -197,7 +224,12 @@ def _write_graph(folder: Path, rng: np.random.Generator, hosts: Hosts, scale: Sc
         out_degree = np.where(crawled, np.round(np.exp(rng.normal(1.9, 0.8, len(nodes)))), 0)
         group = hosts.tld_index[nodes]
         edges = webgraph.generate_edges(rng, out_degree.astype(np.int64), weights, group)
-        releases_edges = [edges, webgraph.perturb_edges(rng, edges, out_degree.astype(np.int64), weights, group, drop_share=0.15)]
+        releases_edges = [
+            edges,
+            webgraph.perturb_edges(
+                rng, edges, out_degree.astype(np.int64), weights, group, drop_share=0.15
+            ),
+        ]
         for release, release_edges in zip(GRAPH_RELEASES, releases_edges, strict=True):
             hc = webgraph.harmonic_centrality(len(nodes), release_edges)
             pr = webgraph.pagerank(len(nodes), release_edges)
@@ -211,7 +243,9 @@ def _write_graph(folder: Path, rng: np.random.Generator, hosts: Hosts, scale: Sc
             present.append(hosts.in_graph.copy())
             edge_counts.append(len(release_edges))
     else:
-        standard = (hosts.attractiveness[nodes] - hosts.attractiveness[nodes].mean()) / hosts.attractiveness[nodes].std()
+        standard = (
+            hosts.attractiveness[nodes] - hosts.attractiveness[nodes].mean()
+        ) / hosts.attractiveness[nodes].std()
         base_hc = np.exp(12.0 + 1.1 * standard)
         base_pr = np.exp(1.3 * standard + 0.4 * rng.standard_normal(len(nodes)))
         for index, release in enumerate(GRAPH_RELEASES):
@@ -286,12 +320,10 @@ def _sample_pages(rng: np.random.Generator, hosts: Hosts, documents: Documents) 
     return SamplePages(urls, ids, fetched, by_host)
 
 
-def _write_warcs(
+def _warc_jobs(
     folder: Path, seed: int, hosts: Hosts, documents: Documents, pages: SamplePages, scale: Scale
-) -> dict:
-    """Spread the sample pages over ``scale.warc_files`` files, written in parallel."""
-    from ingest.synth import warcfiles
-
+) -> list[warcfiles.WarcJob]:
+    """Spread the sample pages over ``scale.warc_files`` files, each page in fetch-time order."""
     folder.mkdir(parents=True, exist_ok=True)
     assignment = np.random.default_rng([seed, 7]).integers(0, scale.warc_files, documents.count)
     jobs = []
@@ -306,19 +338,15 @@ def _write_warcs(
                 file_index=file_index,
                 urls=list(pages.urls[rows]),
                 record_ids=list(pages.record_ids[rows]),
-                fetched_at=[_CRAWL_START + timedelta(seconds=float(s)) for s in pages.fetched_at[rows]],
+                fetched_at=[
+                    _CRAWL_START + timedelta(seconds=float(s)) for s in pages.fetched_at[rows]
+                ],
                 languages=list(documents.language[rows]),
                 host_languages=list(hosts.language[documents.host_id[rows]]),
                 true_scores=documents.true_score[rows],
             )
         )
-    workers = min(len(jobs), os.cpu_count() or 1)
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(warcfiles.write_warc_job, jobs))
-    else:
-        results = [warcfiles.write_warc_job(job) for job in jobs]
-    return warcfiles.summarise(results)
+    return jobs
 
 
 def _write_lake_documents(
@@ -345,7 +373,9 @@ def _write_lake_documents(
             "payload_digest": pa.nulls(count, pa.string()),
             "fetched_at": pa.array(
                 (_CRAWL_START.timestamp() + pages.fetched_at) * 1e6, pa.float64()
-            ).cast(pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+            )
+            .cast(pa.int64())
+            .cast(pa.timestamp("us", tz="UTC")),
             "text": pa.nulls(count, pa.string()),
         },
         schema=schemas.DOCUMENTS,
@@ -355,7 +385,8 @@ def _write_lake_documents(
         {
             "doc_id": pa.array(np.repeat(pages.record_ids, len(CLASSIFIERS)), pa.string()),
             "classifier": pa.array(
-                np.tile(np.array([spec.name for spec in CLASSIFIERS], dtype=object), count), pa.string()
+                np.tile(np.array([spec.name for spec in CLASSIFIERS], dtype=object), count),
+                pa.string(),
             ),
             "score": pa.array(documents.true_score.reshape(-1)),
         },

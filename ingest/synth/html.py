@@ -10,7 +10,7 @@ returns mostly the paragraphs.
 
 The *site* chrome (layout, colours, CSS, menu, site name, analytics id) is a pure function of the
 host name, so all pages of one host share a template as on a real site, while hosts differ. The
-*page* details (related links, dates, author, tags, banner wording) are drawn from the caller's
+*page* details (date, tags, related links, cookie-banner variant) are drawn from the caller's
 ``numpy.random.Generator``. Same arguments and same generator state give the same string.
 """
 
@@ -55,13 +55,28 @@ class _Words:
 
 _EN = _Words(
     menu=(
-        "Home", "News", "About us", "Products", "Services", "Blog",
-        "Events", "Shop", "Support", "Gallery", "Careers", "Contact",
+        "Home",
+        "News",
+        "About us",
+        "Products",
+        "Services",
+        "Blog",
+        "Events",
+        "Shop",
+        "Support",
+        "Gallery",
+        "Careers",
+        "Contact",
     ),
     headlines=(
-        "Latest updates from our team", "How to get started", "Ten tips for beginners",
-        "Customer stories", "Our annual report", "Frequently asked questions",
-        "Behind the scenes", "What is new this month",
+        "Latest updates from our team",
+        "How to get started",
+        "Ten tips for beginners",
+        "Customer stories",
+        "Our annual report",
+        "Frequently asked questions",
+        "Behind the scenes",
+        "What is new this month",
     ),
     privacy="Privacy policy",
     terms="Terms of use",
@@ -85,13 +100,28 @@ _EN = _Words(
 
 _DE = _Words(
     menu=(
-        "Startseite", "Aktuelles", "Über uns", "Produkte", "Leistungen", "Blog",
-        "Veranstaltungen", "Shop", "Hilfe", "Galerie", "Karriere", "Kontakt",
+        "Startseite",
+        "Aktuelles",
+        "Über uns",
+        "Produkte",
+        "Leistungen",
+        "Blog",
+        "Veranstaltungen",
+        "Shop",
+        "Hilfe",
+        "Galerie",
+        "Karriere",
+        "Kontakt",
     ),
     headlines=(
-        "Neuigkeiten aus unserem Team", "So gelingt der Einstieg", "Zehn Tipps für Anfänger",
-        "Erfahrungen unserer Kunden", "Unser Jahresbericht", "Häufig gestellte Fragen",
-        "Ein Blick hinter die Kulissen", "Was gibt es Neues in diesem Monat",
+        "Neuigkeiten aus unserem Team",
+        "So gelingt der Einstieg",
+        "Zehn Tipps für Anfänger",
+        "Erfahrungen unserer Kunden",
+        "Unser Jahresbericht",
+        "Häufig gestellte Fragen",
+        "Ein Blick hinter die Kulissen",
+        "Was gibt es Neues in diesem Monat",
     ),
     privacy="Datenschutz",
     terms="Nutzungsbedingungen",
@@ -115,13 +145,28 @@ _DE = _Words(
 
 _FR = _Words(
     menu=(
-        "Accueil", "Actualités", "À propos", "Produits", "Services", "Blog",
-        "Événements", "Boutique", "Assistance", "Galerie", "Carrières", "Contact",
+        "Accueil",
+        "Actualités",
+        "À propos",
+        "Produits",
+        "Services",
+        "Blog",
+        "Événements",
+        "Boutique",
+        "Assistance",
+        "Galerie",
+        "Carrières",
+        "Contact",
     ),
     headlines=(
-        "Les dernières nouvelles de notre équipe", "Comment bien démarrer",
-        "Dix conseils pour débutants", "Témoignages de clients", "Notre rapport annuel",
-        "Questions fréquentes", "Dans les coulisses", "Les nouveautés du mois",
+        "Les dernières nouvelles de notre équipe",
+        "Comment bien démarrer",
+        "Dix conseils pour débutants",
+        "Témoignages de clients",
+        "Notre rapport annuel",
+        "Questions fréquentes",
+        "Dans les coulisses",
+        "Les nouveautés du mois",
     ),
     privacy="Politique de confidentialité",
     terms="Conditions d'utilisation",
@@ -144,13 +189,28 @@ _FR = _Words(
 
 _RU = _Words(
     menu=(
-        "Главная", "Новости", "О нас", "Продукты", "Услуги", "Блог",
-        "События", "Магазин", "Поддержка", "Галерея", "Вакансии", "Контакты",
+        "Главная",
+        "Новости",
+        "О нас",
+        "Продукты",
+        "Услуги",
+        "Блог",
+        "События",
+        "Магазин",
+        "Поддержка",
+        "Галерея",
+        "Вакансии",
+        "Контакты",
     ),
     headlines=(
-        "Последние новости нашей команды", "С чего начать", "Десять советов для начинающих",
-        "Истории наших клиентов", "Годовой отчёт", "Часто задаваемые вопросы",
-        "За кулисами", "Что нового в этом месяце",
+        "Последние новости нашей команды",
+        "С чего начать",
+        "Десять советов для начинающих",
+        "Истории наших клиентов",
+        "Годовой отчёт",
+        "Часто задаваемые вопросы",
+        "За кулисами",
+        "Что нового в этом месяце",
     ),
     privacy="Политика конфиденциальности",
     terms="Условия использования",
@@ -173,12 +233,28 @@ _RU = _Words(
 
 _JA = _Words(
     menu=(
-        "ホーム", "ニュース", "会社概要", "製品情報", "サービス", "ブログ",
-        "イベント", "ショップ", "サポート", "ギャラリー", "採用情報", "お問い合わせ",
+        "ホーム",
+        "ニュース",
+        "会社概要",
+        "製品情報",
+        "サービス",
+        "ブログ",
+        "イベント",
+        "ショップ",
+        "サポート",
+        "ギャラリー",
+        "採用情報",
+        "お問い合わせ",
     ),
     headlines=(
-        "チームからの最新情報", "はじめての方へ", "初心者のための十のヒント", "お客様の声",
-        "年次報告書", "よくある質問", "舞台裏のご紹介", "今月の新着情報",
+        "チームからの最新情報",
+        "はじめての方へ",
+        "初心者のための十のヒント",
+        "お客様の声",
+        "年次報告書",
+        "よくある質問",
+        "舞台裏のご紹介",
+        "今月の新着情報",
     ),
     privacy="プライバシーポリシー",
     terms="利用規約",
@@ -201,12 +277,28 @@ _JA = _Words(
 
 _ZH = _Words(
     menu=(
-        "首页", "新闻", "关于我们", "产品", "服务", "博客",
-        "活动", "商城", "帮助", "图库", "招聘", "联系我们",
+        "首页",
+        "新闻",
+        "关于我们",
+        "产品",
+        "服务",
+        "博客",
+        "活动",
+        "商城",
+        "帮助",
+        "图库",
+        "招聘",
+        "联系我们",
     ),
     headlines=(
-        "团队最新动态", "如何开始", "新手十大技巧", "客户故事",
-        "年度报告", "常见问题", "幕后花絮", "本月新内容",
+        "团队最新动态",
+        "如何开始",
+        "新手十大技巧",
+        "客户故事",
+        "年度报告",
+        "常见问题",
+        "幕后花絮",
+        "本月新内容",
     ),
     privacy="隐私政策",
     terms="使用条款",
@@ -229,13 +321,28 @@ _ZH = _Words(
 
 _PT = _Words(
     menu=(
-        "Início", "Notícias", "Sobre nós", "Produtos", "Serviços", "Blog",
-        "Eventos", "Loja", "Suporte", "Galeria", "Carreiras", "Contato",
+        "Início",
+        "Notícias",
+        "Sobre nós",
+        "Produtos",
+        "Serviços",
+        "Blog",
+        "Eventos",
+        "Loja",
+        "Suporte",
+        "Galeria",
+        "Carreiras",
+        "Contato",
     ),
     headlines=(
-        "Novidades da nossa equipe", "Como começar", "Dez dicas para iniciantes",
-        "Histórias de clientes", "Nosso relatório anual", "Perguntas frequentes",
-        "Nos bastidores", "O que há de novo este mês",
+        "Novidades da nossa equipe",
+        "Como começar",
+        "Dez dicas para iniciantes",
+        "Histórias de clientes",
+        "Nosso relatório anual",
+        "Perguntas frequentes",
+        "Nos bastidores",
+        "O que há de novo este mês",
     ),
     privacy="Política de privacidade",
     terms="Termos de uso",
@@ -258,13 +365,28 @@ _PT = _Words(
 
 _ES = _Words(
     menu=(
-        "Inicio", "Noticias", "Quiénes somos", "Productos", "Servicios", "Blog",
-        "Eventos", "Tienda", "Ayuda", "Galería", "Empleo", "Contacto",
+        "Inicio",
+        "Noticias",
+        "Quiénes somos",
+        "Productos",
+        "Servicios",
+        "Blog",
+        "Eventos",
+        "Tienda",
+        "Ayuda",
+        "Galería",
+        "Empleo",
+        "Contacto",
     ),
     headlines=(
-        "Las últimas novedades de nuestro equipo", "Cómo empezar",
-        "Diez consejos para principiantes", "Historias de clientes", "Nuestro informe anual",
-        "Preguntas frecuentes", "Entre bastidores", "Novedades de este mes",
+        "Las últimas novedades de nuestro equipo",
+        "Cómo empezar",
+        "Diez consejos para principiantes",
+        "Historias de clientes",
+        "Nuestro informe anual",
+        "Preguntas frecuentes",
+        "Entre bastidores",
+        "Novedades de este mes",
     ),
     privacy="Política de privacidad",
     terms="Términos de uso",
@@ -301,14 +423,20 @@ LANGUAGES: tuple[str, ...] = tuple(_VOCAB)
 
 # URL slugs of the 12 menu entries (language independent, as on most multilingual CMSs).
 _MENU_SLUGS = (
-    "", "news", "about", "products", "services", "blog",
-    "events", "shop", "support", "gallery", "careers", "contact",
+    "",
+    "news",
+    "about",
+    "products",
+    "services",
+    "blog",
+    "events",
+    "shop",
+    "support",
+    "gallery",
+    "careers",
+    "contact",
 )
 _SECTIONS = ("news", "blog", "articles", "stories", "magazine", "guides")
-_AUTHORS = (
-    "A. Keller", "M. Santos", "J. Novak", "L. Moreau", "K. Tanaka", "E. Petrova",
-    "R. Lopez", "S. Weber", "T. Chen", "D. Silva",
-)
 _SOCIAL = ("facebook.com", "twitter.com", "instagram.com", "linkedin.com", "youtube.com")
 _FONTS = (
     "Helvetica, Arial, sans-serif",
@@ -327,32 +455,100 @@ _ANALYTICS_HOSTS = (
 
 # Class / id vocabularies of the layouts: (header, nav, main, article, content, aside, footer).
 _LAYOUTS: tuple[tuple[str, str, str, str, str, str, str], ...] = (
-    ("site-header", "main-navigation", "site-main", "post", "entry-content", "sidebar",
-     "site-footer"),
-    ("masthead", "primary-menu", "content", "article", "article-body", "widget-area",
-     "colophon"),
+    (
+        "site-header",
+        "main-navigation",
+        "site-main",
+        "post",
+        "entry-content",
+        "sidebar",
+        "site-footer",
+    ),
+    ("masthead", "primary-menu", "content", "article", "article-body", "widget-area", "colophon"),
     ("top", "menu", "main", "story", "story-text", "rail", "bottom"),
     ("header", "navbar", "page", "blog-post", "post-body", "aside", "footer"),
     ("hdr", "nav-main", "wrapper", "node", "field-body", "region-sidebar", "ftr"),
 )
 
 _CSS_PROPS = (
-    "margin:0 auto", "padding:{p}px {q}px", "color:{fg}", "background:{bg}",
-    "border-bottom:1px solid {ac}", "font-size:{fs}px", "line-height:1.{lh}",
-    "display:flex", "flex-wrap:wrap", "gap:{p}px", "text-decoration:none",
-    "border-radius:{r}px", "max-width:{w}px", "font-weight:{fw}", "list-style:none",
-    "box-shadow:0 1px {r}px rgba(0,0,0,.{lh})", "transition:color .2s ease-in-out",
-    "letter-spacing:.0{r}em", "text-transform:uppercase", "position:relative",
+    "margin:0 auto",
+    "padding:{p}px {q}px",
+    "color:{fg}",
+    "background:{bg}",
+    "border-bottom:1px solid {ac}",
+    "font-size:{fs}px",
+    "line-height:1.{lh}",
+    "display:flex",
+    "flex-wrap:wrap",
+    "gap:{p}px",
+    "text-decoration:none",
+    "border-radius:{r}px",
+    "max-width:{w}px",
+    "font-weight:{fw}",
+    "list-style:none",
+    "box-shadow:0 1px {r}px rgba(0,0,0,.{lh})",
+    "transition:color .2s ease-in-out",
+    "letter-spacing:.0{r}em",
+    "text-transform:uppercase",
+    "position:relative",
 )
 _CSS_SELECTORS = (
-    "body", "a", "a:hover", "h1", "h2", "h3", "p", "ul", "li", "img", "button", "input",
-    ".container", ".row", ".col", ".btn", ".btn-primary", ".logo", ".search", ".search input",
-    ".breadcrumb", ".breadcrumb li", ".meta", ".tags", ".tags a", ".widget", ".widget h3",
-    ".widget ul li", ".social", ".social a", ".copyright", ".cookie-banner",
-    ".cookie-banner button", ".skip-link", ".skip-link:focus", ".menu-item", ".menu-item a",
-    ".card", ".card-title", ".card-body", ".newsletter", ".newsletter input", ".pagination",
-    ".pagination a", ".badge", ".hero", ".hero h1", ".grid", ".grid-item", ".footer-links",
-    ".footer-links a", ".icon", ".visually-hidden", ".share", ".share a", ".author",
+    "body",
+    "a",
+    "a:hover",
+    "h1",
+    "h2",
+    "h3",
+    "p",
+    "ul",
+    "li",
+    "img",
+    "button",
+    "input",
+    ".container",
+    ".row",
+    ".col",
+    ".btn",
+    ".btn-primary",
+    ".logo",
+    ".search",
+    ".search input",
+    ".breadcrumb",
+    ".breadcrumb li",
+    ".meta",
+    ".tags",
+    ".tags a",
+    ".widget",
+    ".widget h3",
+    ".widget ul li",
+    ".social",
+    ".social a",
+    ".copyright",
+    ".cookie-banner",
+    ".cookie-banner button",
+    ".skip-link",
+    ".skip-link:focus",
+    ".menu-item",
+    ".menu-item a",
+    ".card",
+    ".card-title",
+    ".card-body",
+    ".newsletter",
+    ".newsletter input",
+    ".pagination",
+    ".pagination a",
+    ".badge",
+    ".hero",
+    ".hero h1",
+    ".grid",
+    ".grid-item",
+    ".footer-links",
+    ".footer-links a",
+    ".icon",
+    ".visually-hidden",
+    ".share",
+    ".share a",
+    ".author",
 )
 
 
@@ -375,6 +571,7 @@ class _Chrome:
     aside_open: str  # "" when the site has no sidebar
     aside_close: str
     related_item: str  # format string with {slug} and {text}
+    max_related: int  # 8 in a sidebar, 4 in a teaser strip
     headlines: tuple[str, ...]  # escaped
     section: str
     footer: str
@@ -399,7 +596,7 @@ def _site_name(host: str) -> str:
 
 @lru_cache(maxsize=_N_THEMES)
 def _stylesheet(theme: int) -> str:
-    """Build stylesheet number ``theme`` (of ``_N_THEMES``): 50-190 rules and a colour scheme.
+    """Build stylesheet number ``theme`` (of ``_N_THEMES``): 30-140 rules and a colour scheme.
 
     Sites share a limited pool of stylesheets, as real sites share CMS themes; building one
     takes about a millisecond, so the pool is cached.
@@ -411,7 +608,7 @@ def _stylesheet(theme: int) -> str:
         The stylesheet text (without the ``<style>`` tag).
     """
     g = np.random.Generator(np.random.PCG64(0x5EED_C55 + theme))
-    n_rules = int(g.integers(50, 190))
+    n_rules = int(g.integers(30, 140))
     fg, bg, ac = (
         f"#{int(v):06x}" for v in g.integers([0, 0xDDDDDD, 0], [0x555555, 0x1000000, 0x1000000])
     )
@@ -457,8 +654,17 @@ def _chrome(host: str, lang: str) -> _Chrome:
     g = np.random.Generator(np.random.PCG64(seed))
     (layout, font, nav_count, theme, an_num, an_sub, an_host, section, year) = g.integers(
         [0, 0, 5, 0, 100000, 1, 0, 0, 2012],
-        [len(_LAYOUTS), len(_FONTS), 13, _N_THEMES, 999999, 9, len(_ANALYTICS_HOSTS),
-         len(_SECTIONS), 2023],
+        [
+            len(_LAYOUTS),
+            len(_FONTS),
+            13,
+            _N_THEMES,
+            999999,
+            9,
+            len(_ANALYTICS_HOSTS),
+            len(_SECTIONS),
+            2023,
+        ],
     ).tolist()
     has_sidebar, meta_http_equiv = (g.random(2) < [0.6, 0.25]).tolist()
     css = _stylesheet(theme)
@@ -573,7 +779,8 @@ def _chrome(host: str, lang: str) -> _Chrome:
         f"  var b = document.getElementById('{banner_id}');\n"
         "  if (!document.cookie.match(/consent=/)) { b.style.display = 'block'; }\n"
         "  b.addEventListener('click', function (e) {\n"
-        "    document.cookie = 'consent=' + e.target.dataset.consent + ';path=/;max-age=31536000';\n"
+        "    document.cookie = 'consent=' + e.target.dataset.consent\n"
+        "      + ';path=/;max-age=31536000';\n"
         "    b.style.display = 'none'; track('consent', e.target.dataset.consent);\n"
         "  });\n"
         "});\n"
@@ -599,6 +806,7 @@ def _chrome(host: str, lang: str) -> _Chrome:
         aside_open=aside_open,
         aside_close=aside_close,
         related_item=related_item,
+        max_related=8 if has_sidebar else 4,
         headlines=tuple(escape(h) for h in words.headlines),
         section=sect,
         footer=footer,
@@ -652,7 +860,7 @@ def render_page(
     month = 1 + r[0] % 12
     day = 1 + r[1] % 28
     date = f"{c.year + r[2] % 3}-{month:02d}-{day:02d}"
-    n_related = 3 + r[3] % 6
+    n_related = min(3 + r[3] % 6, c.max_related)
     banner = c.banners[r[4] % 3]
     n_head = len(c.headlines)
     related = sorted(range(n_head), key=lambda k: r[16 + k % 8])[:n_related]
@@ -682,9 +890,7 @@ def render_page(
     if c.with_tags:
         n_tags = len(c.tag_words) - 1
         tags = dict.fromkeys(1 + r[13 + k] % n_tags for k in range(3))
-        out.append(
-            '<div class="tags">' + " ".join(c.tag_words[t] for t in tags) + "</div>\n"
-        )
+        out.append('<div class="tags">' + " ".join(c.tag_words[t] for t in tags) + "</div>\n")
     out.append(c.article_close)
     out.append(c.aside_open)
     item = c.related_item

@@ -19,7 +19,7 @@ solved so that the score-scale ICC(1) is the planted one.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -47,12 +47,64 @@ ROLE_SAMPLE, ROLE_SMALL, ROLE_OTHER, ROLE_DANGLING = 0, 1, 2, 3
 MISSING_FROM_GRAPH_SHARE = 0.0025
 
 _SYLLABLES = (
-    "ka", "lo", "mi", "ra", "te", "su", "no", "vi", "den", "mar", "tor", "lin", "sol", "ber",
-    "gan", "fel", "ro", "qui", "zen", "pa", "dor", "ell", "ix", "an", "um", "bri", "cor", "ta",
-    "ven", "hol", "mun", "sky", "web", "net", "hub", "top", "go", "my", "the", "pro",
+    "ka",
+    "lo",
+    "mi",
+    "ra",
+    "te",
+    "su",
+    "no",
+    "vi",
+    "den",
+    "mar",
+    "tor",
+    "lin",
+    "sol",
+    "ber",
+    "gan",
+    "fel",
+    "ro",
+    "qui",
+    "zen",
+    "pa",
+    "dor",
+    "ell",
+    "ix",
+    "an",
+    "um",
+    "bri",
+    "cor",
+    "ta",
+    "ven",
+    "hol",
+    "mun",
+    "sky",
+    "web",
+    "net",
+    "hub",
+    "top",
+    "go",
+    "my",
+    "the",
+    "pro",
 )
-_SUBDOMAINS = ("blog", "shop", "news", "forum", "docs", "m", "wiki", "support", "en", "store",
-               "community", "mail", "library", "research", "events")
+_SUBDOMAINS = (
+    "blog",
+    "shop",
+    "news",
+    "forum",
+    "docs",
+    "m",
+    "wiki",
+    "support",
+    "en",
+    "store",
+    "community",
+    "mail",
+    "library",
+    "research",
+    "events",
+)
 _IDN_LABELS = {
     "de": ("bücher", "straße", "grün", "müller", "schön"),
     "ru": ("пример", "новости", "книги", "москва"),
@@ -80,6 +132,7 @@ class Hosts:
     factors: np.ndarray  # float64 (H, 2): shared quality factors
     effects: np.ndarray  # float64 (H, C): host effects per classifier (standard normal)
     attractiveness: np.ndarray  # float64: log link attractiveness
+    effect_scale: dict[str, float] = field(default_factory=dict)  # see draw_documents
 
     @property
     def count(self) -> int:
@@ -121,7 +174,7 @@ def score_scale_icc(spec: ClassifierSpec, between_share: float, non_english_shar
     Between-host variance is the variance of the host mean score; within-host variance is the
     mean of the host's score variance.
     """
-    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
+    nodes, weights = np.polynomial.hermite_e.hermegauss(60)
     weights = weights / weights.sum()
     sb = spec.total_sd * math.sqrt(between_share)
     sw = spec.total_sd * math.sqrt(1.0 - between_share)
@@ -150,7 +203,7 @@ def score_scale_icc(spec: ClassifierSpec, between_share: float, non_english_shar
 def solve_variance_split(spec: ClassifierSpec, non_english_share: float) -> float:
     """The latent between-host share r whose score-scale ICC(1) equals ``spec.icc`` (bisection)."""
     low, high = 1e-4, 0.9999
-    for _ in range(60):
+    for _ in range(36):
         middle = 0.5 * (low + high)
         if score_scale_icc(spec, middle, non_english_share) < spec.icc:
             low = middle
@@ -228,7 +281,9 @@ def _page_counts(rng: np.random.Generator, scale: Scale, role: np.ndarray) -> np
     counts = np.zeros(len(role), dtype=np.int32)
     sample = role == ROLE_SAMPLE
     uniform = rng.random(int(sample.sum()))
-    counts[sample] = np.minimum(np.floor(3.0 * uniform ** (-1.0 / scale.size_alpha)), scale.size_cap)
+    counts[sample] = np.minimum(
+        np.floor(3.0 * uniform ** (-1.0 / scale.size_alpha)), scale.size_cap
+    )
     small = role == ROLE_SMALL
     counts[small] = rng.integers(1, 3, int(small.sum()))
     return counts
@@ -309,6 +364,11 @@ def draw_documents(rng: np.random.Generator, hosts: Hosts, splits: dict[str, flo
     Pages are grouped by host in host-id order. A page is in its host's language, except that
     5% of a non-English host's pages are in English (and 2% of an English host's pages in
     another language), as real multilingual sites are.
+
+    The calibration of ``splits`` plants the ICC of the population; a finite, heavy-tailed sample
+    of hosts realises it only within a few hundredths. So that the sample's ICC is the planted
+    one, each classifier's host effects are then scaled (``hosts.effect_scale``, close to 1) until
+    the ICC(1) of the sample's true scores over hosts with at least 3 pages equals ``spec.icc``.
     """
     host_id = np.repeat(np.arange(hosts.count), hosts.page_count)
     count = len(host_id)
@@ -320,8 +380,72 @@ def draw_documents(rng: np.random.Generator, hosts: Hosts, splits: dict[str, flo
     language[other] = np.array(["de", "fr", "es"], dtype=object)[
         rng.integers(0, 3, int(other.sum()))
     ]
-    scores = page_scores(rng, hosts, host_id, language, splits)
+    within = _mixed_effects(rng, rng.standard_normal((count, 2)))
+    non_english = (language != "en").astype(np.float64)
+    keep = hosts.page_count[host_id] >= 3
+    icc = _GroupedIcc(host_id[keep])
+    for column, spec in enumerate(CLASSIFIERS):
+        host_part = hosts.effects[host_id[keep], column]
+
+        def realised(
+            factor: float,
+            column: int = column,
+            spec: ClassifierSpec = spec,
+            host_part: np.ndarray = host_part,
+        ) -> float:
+            scores = _latent_scores(
+                spec,
+                splits[spec.name],
+                factor * host_part,
+                within[keep, column],
+                non_english[keep],
+            )
+            return icc(scores)
+
+        low, high = 0.2, 5.0
+        for _ in range(40):
+            middle = math.sqrt(low * high)
+            if realised(middle) < spec.icc:
+                low = middle
+            else:
+                high = middle
+        factor = math.sqrt(low * high)
+        hosts.effects[:, column] *= factor
+        hosts.effect_scale[spec.name] = factor
+    scores = page_scores(rng, hosts, host_id, language, splits, within=within)
     return Documents(host_id=host_id, language=language, true_score=scores)
+
+
+class _GroupedIcc:
+    """ICC(1) with the n0 correction for many value vectors over one fixed grouping."""
+
+    def __init__(self, groups: np.ndarray) -> None:
+        _, self.inverse, self.sizes = np.unique(groups, return_inverse=True, return_counts=True)
+        self.k, self.n = len(self.sizes), len(groups)
+        self.n0 = (self.n - np.sum(self.sizes.astype(np.float64) ** 2) / self.n) / (self.k - 1)
+
+    def __call__(self, values: np.ndarray) -> float:
+        means = np.bincount(self.inverse, weights=values) / self.sizes
+        ssb = float(np.sum(self.sizes * (means - values.mean()) ** 2))
+        ssw = float(np.sum((values - means[self.inverse]) ** 2))
+        msb, msw = ssb / (self.k - 1), ssw / (self.n - self.k)
+        return (msb - msw) / (msb + (self.n0 - 1) * msw)
+
+
+def _latent_scores(
+    spec: ClassifierSpec,
+    between_share: float,
+    host_effect: np.ndarray,
+    within_effect: np.ndarray,
+    non_english: np.ndarray,
+) -> np.ndarray:
+    latent = (
+        spec.mu
+        + spec.non_english_shift * non_english
+        + spec.total_sd * math.sqrt(between_share) * host_effect
+        + spec.total_sd * math.sqrt(1.0 - between_share) * within_effect
+    )
+    return _sigmoid(latent)
 
 
 def page_scores(
@@ -330,19 +454,18 @@ def page_scores(
     host_id: np.ndarray,
     language: np.ndarray,
     splits: dict[str, float],
+    within: np.ndarray | None = None,
 ) -> np.ndarray:
-    """True scores (pages × classifiers) of pages on the given hosts in the given languages."""
-    count = len(host_id)
-    within = _mixed_effects(rng, rng.standard_normal((count, 2)))
+    """True scores (pages × classifiers) of pages on the given hosts in the given languages.
+
+    ``within`` (pages × classifiers, standard normal) is drawn from ``rng`` unless given.
+    """
+    if within is None:
+        within = _mixed_effects(rng, rng.standard_normal((len(host_id), 2)))
     non_english = (language != "en").astype(np.float64)
-    scores = np.empty((count, len(CLASSIFIERS)))
+    scores = np.empty((len(host_id), len(CLASSIFIERS)))
     for column, spec in enumerate(CLASSIFIERS):
-        share = splits[spec.name]
-        latent = (
-            spec.mu
-            + spec.non_english_shift * non_english
-            + spec.total_sd * math.sqrt(share) * hosts.effects[host_id, column]
-            + spec.total_sd * math.sqrt(1.0 - share) * within[:, column]
+        scores[:, column] = _latent_scores(
+            spec, splits[spec.name], hosts.effects[host_id, column], within[:, column], non_english
         )
-        scores[:, column] = _sigmoid(latent)
     return scores

@@ -44,40 +44,184 @@ _CJK = frozenset({"ja", "zh"})
 # Hand-picked English markers, so that English demo pages read as what they stand for.
 _ENGLISH_MARKERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "dclm_demo": (
-        ("lol", "omg", "dude", "sucks", "whatever", "yeah", "gonna", "wanna", "kinda", "awesome",
-         "crap", "hey"),
-        ("explain", "answer", "question", "because", "therefore", "example", "reason", "means",
-         "understand", "simply", "imagine", "basically"),
+        (
+            "lol",
+            "omg",
+            "dude",
+            "sucks",
+            "whatever",
+            "yeah",
+            "gonna",
+            "wanna",
+            "kinda",
+            "awesome",
+            "crap",
+            "hey",
+        ),
+        (
+            "explain",
+            "answer",
+            "question",
+            "because",
+            "therefore",
+            "example",
+            "reason",
+            "means",
+            "understand",
+            "simply",
+            "imagine",
+            "basically",
+        ),
     ),
     "fineweb_edu_demo": (
-        ("celebrity", "gossip", "sale", "discount", "coupon", "horoscope", "lottery", "jackpot",
-         "bonus", "promo", "deal", "offer"),
-        ("curriculum", "lesson", "students", "theorem", "hypothesis", "experiment", "photosynthesis",
-         "equation", "historical", "molecule", "lecture", "textbook"),
+        (
+            "celebrity",
+            "gossip",
+            "sale",
+            "discount",
+            "coupon",
+            "horoscope",
+            "lottery",
+            "jackpot",
+            "bonus",
+            "promo",
+            "deal",
+            "offer",
+        ),
+        (
+            "curriculum",
+            "lesson",
+            "students",
+            "theorem",
+            "hypothesis",
+            "experiment",
+            "photosynthesis",
+            "equation",
+            "historical",
+            "molecule",
+            "lecture",
+            "textbook",
+        ),
     ),
     "gneissweb_quality_demo": (
-        ("click", "subscribe", "login", "cart", "checkout", "cookies", "banner", "popup", "ads",
-         "sponsored", "shipping", "password"),
-        ("research", "analysis", "evidence", "methodology", "findings", "literature", "survey",
-         "framework", "empirical", "scholarly", "review", "peer"),
+        (
+            "click",
+            "subscribe",
+            "login",
+            "cart",
+            "checkout",
+            "cookies",
+            "banner",
+            "popup",
+            "ads",
+            "sponsored",
+            "shipping",
+            "password",
+        ),
+        (
+            "research",
+            "analysis",
+            "evidence",
+            "methodology",
+            "findings",
+            "literature",
+            "survey",
+            "framework",
+            "empirical",
+            "scholarly",
+            "review",
+            "peer",
+        ),
     ),
     "nemotron_quality_demo": (
-        ("casino", "slots", "viagra", "loans", "replica", "cheap", "porn", "bet", "payday", "pills",
-         "escort", "dating"),
-        ("article", "chapter", "introduction", "summary", "reference", "documentation", "guide",
-         "tutorial", "encyclopedia", "glossary", "overview", "appendix"),
+        (
+            "casino",
+            "slots",
+            "viagra",
+            "loans",
+            "replica",
+            "cheap",
+            "porn",
+            "bet",
+            "payday",
+            "pills",
+            "escort",
+            "dating",
+        ),
+        (
+            "article",
+            "chapter",
+            "introduction",
+            "summary",
+            "reference",
+            "documentation",
+            "guide",
+            "tutorial",
+            "encyclopedia",
+            "glossary",
+            "overview",
+            "appendix",
+        ),
     ),
     "gneissweb_medical_demo": (
-        ("football", "recipe", "fashion", "travel", "movie", "music", "garden", "weather", "car",
-         "holiday", "shopping", "pet"),
-        ("patient", "clinical", "diagnosis", "treatment", "symptoms", "therapy", "disease",
-         "medication", "surgery", "hospital", "dosage", "chronic"),
+        (
+            "football",
+            "recipe",
+            "fashion",
+            "travel",
+            "movie",
+            "music",
+            "garden",
+            "weather",
+            "car",
+            "holiday",
+            "shopping",
+            "pet",
+        ),
+        (
+            "patient",
+            "clinical",
+            "diagnosis",
+            "treatment",
+            "symptoms",
+            "therapy",
+            "disease",
+            "medication",
+            "surgery",
+            "hospital",
+            "dosage",
+            "chronic",
+        ),
     ),
     "gneissweb_technology_demo": (
-        ("poem", "wedding", "painting", "novel", "dance", "cooking", "knitting", "prayer", "poetry",
-         "theatre", "sculpture", "opera"),
-        ("software", "algorithm", "database", "server", "compiler", "network", "python", "linux",
-         "processor", "encryption", "kubernetes", "api"),
+        (
+            "poem",
+            "wedding",
+            "painting",
+            "novel",
+            "dance",
+            "cooking",
+            "knitting",
+            "prayer",
+            "poetry",
+            "theatre",
+            "sculpture",
+            "opera",
+        ),
+        (
+            "software",
+            "algorithm",
+            "database",
+            "server",
+            "compiler",
+            "network",
+            "python",
+            "linux",
+            "processor",
+            "encryption",
+            "kubernetes",
+            "api",
+        ),
     ),
 }
 _BLOCKED = frozenset({"shit", "fuck", "fucking", "mierda", "merde", "scheiße", "porra", "bitch"})
@@ -112,7 +256,9 @@ def _wordfreq_words(language: str) -> list[str]:
     spec = importlib.util.find_spec("wordfreq")
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("the wordfreq package (its word lists) is not installed")
-    path = Path(next(iter(spec.submodule_search_locations))) / "data" / f"small_{language}.msgpack.gz"
+    path = (
+        Path(next(iter(spec.submodule_search_locations))) / "data" / f"small_{language}.msgpack.gz"
+    )
     with gzip.open(path, "rb") as handle:
         buckets = msgpack.unpack(handle, raw=False)
     words = [word for bucket in buckets[1:] for word in bucket]
@@ -153,9 +299,7 @@ def vocabularies() -> dict[str, Vocabulary]:
             neutral = (words[:250] + words[250 + len(pool) :])[:450]
         ranks = np.arange(1, len(neutral) + 1, dtype=np.float64)
         weights = 1.0 / (ranks + 10.0)
-        result[language] = Vocabulary(
-            language, tuple(neutral), weights / weights.sum(), low, high
-        )
+        result[language] = Vocabulary(language, tuple(neutral), weights / weights.sum(), low, high)
     return result
 
 
@@ -183,19 +327,43 @@ def compose_document(
     slots = max(4, round(MARKER_SHARE * n_words))
     shares = marker_high_share(true_scores)
     # Stochastic rounding keeps the expected share of high markers exactly f.
-    high_counts = np.floor(shares * slots + rng.random(len(shares))).astype(int)
-    pieces: list[np.ndarray] = []
-    for spec, high_count in zip(CLASSIFIERS, high_counts, strict=True):
-        high = vocabulary.high[spec.name]
-        low = vocabulary.low[spec.name]
-        pieces.append(np.asarray(high, dtype=object)[rng.integers(0, len(high), high_count)])
-        pieces.append(np.asarray(low, dtype=object)[rng.integers(0, len(low), slots - high_count)])
-    n_neutral = max(n_words - slots * len(CLASSIFIERS), 10)
-    neutral = np.asarray(vocabulary.neutral, dtype=object)
-    pieces.append(neutral[rng.choice(len(neutral), n_neutral, p=vocabulary.neutral_weights)])
-    words = np.concatenate(pieces)
+    high_counts = np.floor(shares * slots + rng.random(len(shares))).astype(np.int64)
+    arrays = _arrays(vocabulary.language)
+    n_classifiers = len(high_counts)
+    # Marker slot j of classifier c takes a high word when j < high_count[c], else a low word.
+    is_high = np.arange(slots)[None, :] < high_counts[:, None]
+    pick = rng.integers(0, MARKERS_PER_SET, (n_classifiers, slots))
+    pole_offset = np.where(is_high, MARKERS_PER_SET, 0)
+    class_offset = (2 * MARKERS_PER_SET * np.arange(n_classifiers))[:, None]
+    marker_ids = (class_offset + pole_offset + pick).reshape(-1)
+    n_neutral = max(n_words - slots * n_classifiers, 10)
+    neutral_ids = np.searchsorted(arrays.neutral_cdf, rng.random(n_neutral), side="right")
+    neutral_ids = np.minimum(neutral_ids, len(arrays.neutral) - 1)
+    words = np.concatenate([arrays.markers[marker_ids], arrays.neutral[neutral_ids]])
     rng.shuffle(words)
     return _title(rng, vocabulary), _paragraphs(rng, words.tolist(), vocabulary.is_cjk)
+
+
+@dataclass(frozen=True)
+class _WordArrays:
+    neutral: np.ndarray  # object array of neutral words
+    neutral_cdf: np.ndarray  # cumulative sampling probabilities
+    markers: np.ndarray  # object array: per classifier, low words then high words
+
+
+@cache
+def _arrays(language: str) -> _WordArrays:
+    vocabulary = vocabularies()[language]
+    markers = [
+        word
+        for spec in CLASSIFIERS
+        for word in (*vocabulary.low[spec.name], *vocabulary.high[spec.name])
+    ]
+    return _WordArrays(
+        neutral=np.asarray(vocabulary.neutral, dtype=object),
+        neutral_cdf=np.cumsum(vocabulary.neutral_weights),
+        markers=np.asarray(markers, dtype=object),
+    )
 
 
 def _title(rng: np.random.Generator, vocabulary: Vocabulary) -> str:
@@ -208,23 +376,20 @@ def _title(rng: np.random.Generator, vocabulary: Vocabulary) -> str:
 def _paragraphs(rng: np.random.Generator, words: list[str], cjk: bool) -> list[str]:
     """Cut words into sentences of 8-20 words and paragraphs of 3-7 sentences."""
     stop = "。" if cjk else "."
-    sentences: list[str] = []
-    position = 0
-    while position < len(words):
-        length = int(rng.integers(8, 21))
-        chunk = words[position : position + length]
-        position += length
-        sentence = " ".join(chunk)
+    cuts = np.cumsum(rng.integers(8, 21, len(words) // 8 + 1))
+    cuts = cuts[cuts < len(words)].tolist()
+    sentences = []
+    for start, end in zip([0, *cuts], [*cuts, len(words)], strict=True):
+        sentence = " ".join(words[start:end])
         if not cjk:
             sentence = sentence[:1].upper() + sentence[1:]
         sentences.append(sentence + stop)
-    paragraphs: list[str] = []
-    position = 0
-    while position < len(sentences):
-        length = int(rng.integers(3, 8))
-        paragraphs.append(" ".join(sentences[position : position + length]))
-        position += length
-    return paragraphs
+    groups = np.cumsum(rng.integers(3, 8, len(sentences) // 3 + 1))
+    groups = groups[groups < len(sentences)].tolist()
+    return [
+        " ".join(sentences[start:end])
+        for start, end in zip([0, *groups], [*groups, len(sentences)], strict=True)
+    ]
 
 
 def expected_document_words(rng: np.random.Generator, count: int) -> np.ndarray:

@@ -54,7 +54,6 @@ def build_truth(
     annotated: dict[str, int],
     warc: dict,
     training: dict,
-    timings: dict[str, float],
 ) -> dict:
     """Assemble truth.json (see the module docstring)."""
     pages_per_host = np.bincount(documents.host_id, minlength=hosts.count)
@@ -72,6 +71,7 @@ def build_truth(
             **{key: value for key, value in asdict(spec).items() if key != "labels"},
             "labels": list(spec.labels),
             "latent_between_share": round(splits[spec.name], 6),
+            "host_effect_scale": round(hosts.effect_scale[spec.name], 6),
             "planted_icc1": spec.icc,
             "realised_icc1_true_scores": {
                 f"min_docs_{m}": round(
@@ -79,14 +79,18 @@ def build_truth(
                 )
                 for m in (3, 5, 10)
             },
-            "hq_share_true_scores": round(float((scores[doc_pages >= 3] > spec.hq_threshold).mean()), 4),
+            "hq_share_true_scores": round(
+                float((scores[doc_pages >= 3] > spec.hq_threshold).mean()), 4
+            ),
             "host_median_score_median": {
                 "english": round(float(np.median(medians[english[host_ids]])), 4),
                 "non_english": round(float(np.median(medians[~english[host_ids]])), 4),
             },
             "spearman_harmonic_vs_host_median": {
                 "pooled": _rho(hc[in_graph], medians[in_graph]),
-                "english": _rho(hc[in_graph & english[host_ids]], medians[in_graph & english[host_ids]]),
+                "english": _rho(
+                    hc[in_graph & english[host_ids]], medians[in_graph & english[host_ids]]
+                ),
                 "non_english": _rho(
                     hc[in_graph & ~english[host_ids]], medians[in_graph & ~english[host_ids]]
                 ),
@@ -102,7 +106,9 @@ def build_truth(
         coverage.append(
             {
                 "crawl": crawl_counts.crawl,
-                "planted_spearman_coverage_vs_quality": COVERAGE_QUALITY_SPEARMAN[crawl_counts.crawl],
+                "planted_spearman_coverage_vs_quality": COVERAGE_QUALITY_SPEARMAN[
+                    crawl_counts.crawl
+                ],
                 "realised_spearman_coverage_vs_latent_quality": _rho(
                     ratio[universe], hosts.effects[universe, _QUALITY]
                 ),
@@ -112,7 +118,9 @@ def build_truth(
                 "known_url_count": int(crawl_counts.known[hosts.in_graph].sum()),
                 "fetched_url_count": int(crawl_counts.fetched[hosts.in_graph].sum()),
                 "hosts_with_more_fetched_than_known": int(
-                    (crawl_counts.fetched[hosts.in_graph] > crawl_counts.known[hosts.in_graph]).sum()
+                    (
+                        crawl_counts.fetched[hosts.in_graph] > crawl_counts.known[hosts.in_graph]
+                    ).sum()
                 ),
                 "annotated_page_count": annotated.get(crawl_counts.crawl, 0),
             }
@@ -120,9 +128,7 @@ def build_truth(
 
     graph_hosts = hosts.in_graph
     both = graph.in_release[0] & graph.in_release[1]
-    tld_counts = {
-        tld.suffix: int((hosts.suffix[graph_hosts] == tld.suffix).sum()) for tld in TLDS
-    }
+    tld_counts = {tld.suffix: int((hosts.suffix[graph_hosts] == tld.suffix).sum()) for tld in TLDS}
     return {
         "seed": seed,
         "scale": asdict(scale),
@@ -137,14 +143,16 @@ def build_truth(
                 "other_crawled": int((hosts.role == ROLE_OTHER).sum()),
                 "dangling": int((hosts.role == ROLE_DANGLING).sum()),
             },
-            "sample_hosts_missing_from_graph": int(((hosts.page_count > 0) & ~hosts.in_graph).sum()),
+            "sample_hosts_missing_from_graph": int(
+                ((hosts.page_count > 0) & ~hosts.in_graph).sum()
+            ),
             "non_english_share_graph_hosts": round(float((~english[graph_hosts]).mean()), 4),
             "non_english_share_sample_hosts_ge3": round(float((~english[host_ids]).mean()), 4),
             "graph_hosts_by_tld": tld_counts,
         },
         "documents": {
             "count": int(documents.count),
-            "hosts_with_ge3": int(len(host_ids)),
+            "hosts_with_ge3": len(host_ids),
             "count_on_hosts_with_ge3": int((doc_pages >= 3).sum()),
             "pages_per_host_percentiles": {
                 str(q): float(np.percentile(pages_per_host[pages_per_host > 0], q))
@@ -164,8 +172,7 @@ def build_truth(
         },
         "coverage": coverage,
         "warc": warc,
-        "training_files": training,
-        "timings_seconds": timings,
+        "training_corpus": training,
     }
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ingest.synth.crawls import record_ids
 from ingest.synth.html import render_page
 from ingest.synth.text import compose_document, expected_document_words, vocabularies
 from ingest.synth.warcgen import Capture, WarcFileWriter
@@ -23,7 +24,10 @@ __all__ = ["WarcJob", "summarise", "warc_file_name", "write_warc_job"]
 
 _LEGACY_CHARSETS = {"ru": "windows-1251", "ja": "shift_jis", "zh": "gb18030"}
 _OTHER_PAYLOADS = (
-    ("application/pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n%%EOF\n"),
+    (
+        "application/pdf",
+        b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n%%EOF\n",
+    ),
     ("image/jpeg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9"),
     ("text/plain", b"User-agent: *\nDisallow: /private/\n"),
 )
@@ -77,7 +81,9 @@ def write_warc_job(job: WarcJob) -> dict:
     html_offsets: list[int] = []
     with WarcFileWriter(job.path, warcinfo=info, rng=rng, crawl=job.crawl) as writer:
         first: Capture | None = None
-        extras_at = set(rng.choice(len(job.urls), size=min(len(job.urls), 6), replace=False).tolist())
+        extras_at = set(
+            rng.choice(len(job.urls), size=min(len(job.urls), 6), replace=False).tolist()
+        )
         for index, url in enumerate(job.urls):
             language = job.languages[index]
             title, paragraphs = compose_document(
@@ -91,8 +97,13 @@ def write_warc_job(job: WarcJob) -> dict:
                 declare_header = draw < 0.2  # 2/3 in the HTTP header, 1/3 only in <meta>
                 declare_meta = not (legacy == "gb18030" and draw >= 0.25)  # a few undeclared
             html = render_page(
-                title=title, paragraphs=paragraphs, lang=language, host=url.split("/")[2],
-                rng=rng, charset=charset, declare_charset=declare_meta,
+                title=title,
+                paragraphs=paragraphs,
+                lang=language,
+                host=url.split("/")[2],
+                rng=rng,
+                charset=charset,
+                declare_charset=declare_meta,
             )
             capture = Capture(
                 url=url,
@@ -104,8 +115,10 @@ def write_warc_job(job: WarcJob) -> dict:
             )
             html_offsets.append(writer.write_capture(capture))
             counts["html_200"] += 1
-            charsets[f"{charset}{'' if declare_header else ' (not in HTTP header)'}"
-                     f"{'' if declare_meta else ' (undeclared)'}"] += 1
+            charsets[
+                f"{charset}{'' if declare_header else ' (not in HTTP header)'}"
+                f"{'' if declare_meta else ' (undeclared)'}"
+            ] += 1
             first = first or capture
             if index in extras_at:
                 counts.update(_write_extra(writer, rng, capture, index))
@@ -128,11 +141,7 @@ def write_warc_job(job: WarcJob) -> dict:
 
 
 def _record_id(rng: np.random.Generator) -> str:
-    h = bytearray(rng.bytes(16))
-    h[6] = (h[6] & 0x0F) | 0x40
-    h[8] = (h[8] & 0x3F) | 0x80
-    x = h.hex()
-    return f"<urn:uuid:{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}>"
+    return record_ids(rng, 1)[0]
 
 
 def _write_extra(
@@ -146,15 +155,27 @@ def _write_extra(
         mime, body = _OTHER_PAYLOADS[kind]
         extension = {"application/pdf": "pdf", "image/jpeg": "jpg", "text/plain": "txt"}[mime]
         writer.write_capture(
-            Capture(url=f"{base}/file-{serial}.{extension}", fetched_at=when,
-                    record_id=_record_id(rng), content_type=mime, charset=None, body=body)
+            Capture(
+                url=f"{base}/file-{serial}.{extension}",
+                fetched_at=when,
+                record_id=_record_id(rng),
+                content_type=mime,
+                charset=None,
+                body=body,
+            )
         )
         return Counter({"non_html": 1})
     status = (404, 301, 500)[kind - 3]
     body = b"" if status == 301 else f"<html><body><h1>{status}</h1></body></html>".encode()
     writer.write_capture(
-        Capture(url=f"{base}/missing-{serial}.html", fetched_at=when, record_id=_record_id(rng),
-                status=status, body=body)
+        Capture(
+            url=f"{base}/missing-{serial}.html",
+            fetched_at=when,
+            record_id=_record_id(rng),
+            status=status,
+            body=body,
+            location=f"{base}/" if status == 301 else None,
+        )
     )
     return Counter({"non_200": 1})
 

@@ -48,7 +48,7 @@ __all__ = [
 RANKS_HEADER = "#harmonicc_pos\t#harmonicc_val\t#pr_pos\t#pr_val\t#host_rev"
 """Header line of a host-level ranks file (FORMATS.md §1.4), without its line end."""
 
-_GZIP_LEVEL = 6
+_GZIP_LEVEL = 1  # zlib level 1: 4x faster than 6, files about 5% larger
 _ROWS_PER_BLOCK = 100_000
 _MAX_TOPUP_ROUNDS = 8
 
@@ -268,7 +268,8 @@ def java_float_str(value: float) -> str:
         The shortest decimal that round-trips to the float32, e.g. ``"3.4626736E7"``, ``"100.0"``,
         ``"0.001"``, ``"1.0E-4"``.
     """
-    f32 = np.float32(value)
+    with np.errstate(over="ignore"):  # beyond the float32 range is Infinity, as in Java
+        f32 = np.float32(value)
     negative = bool(np.signbit(f32))
     special = _java_special(float(f32), negative)
     if special is not None:
@@ -308,12 +309,24 @@ def _java_float_strs(values: np.ndarray) -> list[str]:
     f32 = np.asarray(values).astype(np.float32).ravel()
     if f32.size == 0:
         return []
-    uniques, inverse = np.unique(f32, return_inverse=True)
-    simple = np.isfinite(uniques) & (uniques > 0)
-    texts = [
-        _float32_fast(u) if ok else java_float_str(float(u))
-        for u, ok in zip(uniques, simple.tolist(), strict=True)
-    ]
+    # Distinct bit patterns, so that -0.0 and 0.0 stay apart.
+    unique_bits, inverse = np.unique(f32.view(np.uint32), return_inverse=True)
+    uniques = unique_bits.view(np.float32)
+    finite_positive = np.isfinite(uniques) & (uniques > 0)
+    plain = (
+        finite_positive
+        & (uniques >= np.float32(_F32_PLAIN_LOW))
+        & (uniques < np.float32(_PLAIN_HIGH))
+    )
+    scientific = finite_positive & ~plain & (uniques >= np.float32(_F32_MIN_NORMAL))
+    texts: list[str] = [""] * uniques.shape[0]
+    for i, value in zip(np.flatnonzero(plain).tolist(), uniques[plain], strict=True):
+        texts[i] = np.format_float_positional(value, unique=True, trim="0")
+    for i, value in zip(np.flatnonzero(scientific).tolist(), uniques[scientific], strict=True):
+        text = np.format_float_scientific(value, unique=True, trim="0", exp_digits=1)
+        texts[i] = text.replace("e+", "E").replace("e-", "E-")
+    for i in np.flatnonzero(~(plain | scientific)).tolist():
+        texts[i] = java_float_str(float(uniques[i]))
     return [texts[i] for i in inverse.ravel().tolist()]
 
 
@@ -327,11 +340,21 @@ def _java_double_strs(values: np.ndarray) -> list[str]:
         One string per element, in order.
     """
     f64 = np.asarray(values, dtype=np.float64).ravel()
-    simple = (np.isfinite(f64) & (f64 > 0)).tolist()
-    return [
-        _double_fast(v) if ok else java_double_str(v)
-        for v, ok in zip(f64.tolist(), simple, strict=True)
-    ]
+    finite_positive = np.isfinite(f64) & (f64 > 0)
+    plain = finite_positive & (f64 >= 1e-3) & (f64 < _PLAIN_HIGH)
+    # Where ``repr`` itself is scientific (below 1e-4 or from 1e16 on), only the exponent changes.
+    scientific = finite_positive & (f64 >= _F64_MIN_NORMAL) & ((f64 < 1e-4) | (f64 >= 1e16))
+    texts: list[str] = [""] * f64.shape[0]
+    for i, value in zip(np.flatnonzero(plain).tolist(), f64[plain].tolist(), strict=True):
+        texts[i] = repr(value)
+    for i, value in zip(np.flatnonzero(scientific).tolist(), f64[scientific].tolist(), strict=True):
+        mantissa, _, exp_text = repr(value).partition("e")
+        if "." not in mantissa:
+            mantissa += ".0"
+        texts[i] = f"{mantissa}E{int(exp_text)}"
+    for i in np.flatnonzero(~(plain | scientific)).tolist():
+        texts[i] = java_double_str(float(f64[i]))
+    return texts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -418,6 +441,24 @@ class _TargetSampler:
         return targets
 
 
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """Sort integer keys and drop repeats (cheaper than ``np.unique`` for this use).
+
+    Args:
+        keys: 1-D int64 array.
+
+    Returns:
+        Sorted array of the distinct keys.
+    """
+    ordered = np.sort(keys)
+    if ordered.shape[0] < 2:
+        return ordered
+    first = np.empty(ordered.shape[0], dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return ordered[first]
+
+
 def _keys_to_edges(keys: np.ndarray, n_nodes: int) -> np.ndarray:
     """Decode sorted ``from * n + to`` keys into an ``(E, 2)`` int64 edge array.
 
@@ -464,7 +505,7 @@ def _fill_out_degrees(
         sources = np.repeat(node_ids, deficit)
         targets = sampler.sample(rng, sources)
         keep = targets != sources
-        keys = np.union1d(keys, sources[keep] * n_nodes + targets[keep])
+        keys = _sorted_unique(np.concatenate((keys, sources[keep] * n_nodes + targets[keep])))
     return keys
 
 
@@ -556,7 +597,7 @@ def perturb_edges(
     keep = np.ones(old.shape[0], dtype=bool)
     keep[rng.permutation(old.shape[0])[:n_drop]] = False
     kept = old[keep]
-    keys = np.unique(kept[:, 0] * n_nodes + kept[:, 1])
+    keys = _sorted_unique(kept[:, 0] * n_nodes + kept[:, 1])
     keys = keys[(keys // n_nodes) != (keys % n_nodes)]
     wanted = _wanted_degrees(out_degree, n_nodes)
     keys = _fill_out_degrees(rng, sampler, wanted, keys)
@@ -655,7 +696,10 @@ def _bfs_levels(parent_pos: np.ndarray) -> np.ndarray:
         # FIFO order: the nodes of level k+1 are exactly those whose parent sits in level k.
         bounds = [1]
         while bounds[-1] < reached:
-            bounds.append(int(np.searchsorted(parent_pos, bounds[-1], side="left")) + 1)
+            bound = int(np.searchsorted(parent_pos, bounds[-1], side="left")) + 1
+            if bound <= bounds[-1]:
+                raise ValueError("parent positions do not describe a BFS tree")
+            bounds.append(bound)
         counts = np.diff(np.asarray(bounds))
         return np.repeat(np.arange(1, counts.shape[0] + 1, dtype=np.float64), counts)
     depth = np.full(reached, -1.0)  # generic fallback, never needed for a FIFO traversal
@@ -739,6 +783,23 @@ def _write_gzip_lines(path: Path, blocks: Iterable[str]) -> None:
             packed.write(block.encode("utf-8"))
 
 
+def _format_rows(row_format: str, columns: Sequence[Sequence[object]]) -> str:
+    r"""Format rows with one ``%`` operation per block (much faster than one f-string per row).
+
+    Args:
+        row_format: ``%``-format of one row, ending with ``"\n"``; values go in as arguments only.
+        columns: equally long columns, one per placeholder.
+
+    Returns:
+        The formatted rows, concatenated.
+    """
+    n_rows = len(columns[0]) if columns else 0
+    if n_rows == 0:
+        return ""
+    flat = tuple(itertools.chain.from_iterable(zip(*columns, strict=True)))
+    return (row_format * n_rows) % flat
+
+
 def _check_rev_hosts(rev_hosts: Sequence[str]) -> list[str]:
     """Check that reversed host names are sorted and free of tabs and line breaks.
 
@@ -770,7 +831,7 @@ def write_vertices(path: Path, rev_hosts: Sequence[str]) -> None:
     def blocks() -> Iterable[str]:
         for start in range(0, len(hosts), _ROWS_PER_BLOCK):
             chunk = hosts[start : start + _ROWS_PER_BLOCK]
-            yield "".join(f"{start + i}\t{h}\n" for i, h in enumerate(chunk))
+            yield _format_rows("%d\t%s\n", (range(start, start + len(chunk)), chunk))
 
     _write_gzip_lines(Path(path), blocks())
 
@@ -788,8 +849,8 @@ def write_edges(path: Path, edges: np.ndarray) -> None:
 
     def blocks() -> Iterable[str]:
         for start in range(0, arr.shape[0], _ROWS_PER_BLOCK):
-            chunk = arr[start : start + _ROWS_PER_BLOCK].tolist()
-            yield "".join(f"{a}\t{b}\n" for a, b in chunk)
+            chunk = arr[start : start + _ROWS_PER_BLOCK]
+            yield _format_rows("%d\t%d\n", (chunk[:, 0].tolist(), chunk[:, 1].tolist()))
 
     _write_gzip_lines(Path(path), blocks())
 
@@ -820,22 +881,21 @@ def write_ranks(
     pr_text = _java_double_strs(pr[order])
     hc_pos_list = hc_pos[order].tolist()
     pr_pos_list = pr_pos[order].tolist()
-    order_list = order.tolist()
+    host_list = [hosts[node] for node in order.tolist()]
 
     def blocks() -> Iterable[str]:
         yield RANKS_HEADER + "\n"
-        for start in range(0, len(order_list), _ROWS_PER_BLOCK):
+        for start in range(0, len(host_list), _ROWS_PER_BLOCK):
             stop = start + _ROWS_PER_BLOCK
-            yield "".join(
-                f"{a}\t{b}\t{c}\t{d}\t{hosts[node]}\n"
-                for a, b, c, d, node in zip(
+            yield _format_rows(
+                "%d\t%s\t%d\t%s\t%s\n",
+                (
                     hc_pos_list[start:stop],
                     hc_text[start:stop],
                     pr_pos_list[start:stop],
                     pr_text[start:stop],
-                    order_list[start:stop],
-                    strict=True,
-                )
+                    host_list[start:stop],
+                ),
             )
 
     _write_gzip_lines(Path(path), blocks())

@@ -1,0 +1,40 @@
+"""Shared fixtures: demo crawls generated once per test session."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ingest.synth.generate import synthesize
+
+SEED = 20241010
+REAL_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
+
+
+@dataclass(frozen=True)
+class Crawl:
+    """A generated demo crawl: its folder and its truth.json."""
+
+    root: Path
+    truth: dict
+
+
+def _crawl(factory: pytest.TempPathFactory, scale: str, seed: int = SEED) -> Crawl:
+    root = factory.mktemp(f"crawl-{scale}") / "raw"
+    synthesize(root, seed, scale)
+    return Crawl(root, json.loads((root / "truth.json").read_text()))
+
+
+@pytest.fixture(scope="session")
+def tiny_crawl(tmp_path_factory: pytest.TempPathFactory) -> Crawl:
+    """The tiny crawl (~100 sample hosts), as `make test` builds it."""
+    return _crawl(tmp_path_factory, "tiny")
+
+
+@pytest.fixture(scope="session")
+def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> Crawl:
+    """The demo crawl (~2,000 sample hosts, ~20,000 pages): enough hosts to check planted truth."""
+    return _crawl(tmp_path_factory, "demo")
