@@ -73,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{documents['hosts_with_ge3']:,} hosts with >= 3 pages, in "
             f"{truth['generation_seconds']:.1f} s -> {args.out}"
         )
+        steps = ", ".join(
+            f"{step} {seconds:.1f} s" for step, seconds in truth["timings_seconds"].items()
+        )
+        print(f"synth {args.scale} steps: {steps}")
     return 0
 
 

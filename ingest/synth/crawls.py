@@ -168,6 +168,26 @@ def _rank10(values: np.ndarray) -> np.ndarray:
     return np.round(scaled, 3)
 
 
+def graph_rows(hosts: Hosts) -> np.ndarray:
+    """Ids of the graph's hosts in SURT order: the host index's row order (computed once)."""
+    if "graph_order" not in hosts.derived:
+        rows = np.flatnonzero(hosts.in_graph)
+        hosts.derived["graph_order"] = rows[np.argsort(hosts.surt_host_name[rows], kind="stable")]
+    return hosts.derived["graph_order"]
+
+
+def _graph_strings(hosts: Hosts) -> dict[str, pa.Array]:
+    """The host index's string columns in row order, converted to Arrow once for all crawls."""
+    if "graph_strings" not in hosts.derived:
+        rows = graph_rows(hosts)
+        hosts.derived["graph_strings"] = {
+            "surt_host_name": pa.array(hosts.surt_host_name[rows], pa.string()),
+            "url_host_registered_domain": pa.array(hosts.registered_domain[rows], pa.string()),
+            "url_host_tld": pa.array(hosts.suffix[rows], pa.string()),
+        }
+    return hosts.derived["graph_strings"]
+
+
 def host_index_table(
     rng: np.random.Generator,
     hosts: Hosts,
@@ -184,8 +204,7 @@ def host_index_table(
         harmonic: harmonic centrality per host id (the graph release of the crawl).
         pagerank: PageRank per host id.
     """
-    rows = np.flatnonzero(hosts.in_graph)
-    rows = rows[np.argsort(hosts.surt_host_name[rows], kind="stable")]
+    rows = graph_rows(hosts)
     n = len(rows)
     known = counts.known[rows]
     fetched = counts.fetched[rows]
@@ -199,10 +218,8 @@ def host_index_table(
     unfetched = np.maximum(known - fetched - gone, 0)
     has_fetch = fetch_200 > 0
     record_length = np.where(has_fetch, np.exp(rng.normal(9.6, 0.4, n)), 0)
-    columns: dict[str, np.ndarray] = {
-        "surt_host_name": hosts.surt_host_name[rows],
-        "url_host_registered_domain": hosts.registered_domain[rows],
-        "url_host_tld": hosts.suffix[rows],
+    columns: dict[str, np.ndarray | pa.Array] = {
+        **_graph_strings(hosts),
         "hcrank10": _rank10(harmonic[rows]),
         "prank10": _rank10(pagerank[rows]),
         "prank": pagerank[rows],
@@ -226,7 +243,7 @@ def host_index_table(
     for name in _ROBOTS:
         columns[name] = robots if name == "robots_200" else np.zeros(n, dtype=np.int64)
     table = pa.Table.from_arrays(
-        [pa.array(columns[field.name]).cast(field.type) for field in HOST_INDEX_SCHEMA],
+        [pa.array(columns[field.name], field.type) for field in HOST_INDEX_SCHEMA],
         schema=HOST_INDEX_SCHEMA,
     )
     if counts.crawl == DRIFTED_CRAWL:
@@ -329,9 +346,9 @@ def annotation_table(
     """
     sample_pages = sample_pages or {}
     pages = np.minimum(counts.fetch_200, scale.annotation_page_cap)
-    for host_id, docs in sample_pages.items():
+    pages[~hosts.in_graph] = 0  # no crawl counts for hosts outside the graph ...
+    for host_id, docs in sample_pages.items():  # ... but their WARC pages are annotated
         pages[host_id] = max(pages[host_id], len(docs))
-    pages[~hosts.in_graph] = 0
     host_id = np.repeat(np.arange(hosts.count), pages)
     total = len(host_id)
     language = hosts.language[host_id].copy()

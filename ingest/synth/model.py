@@ -22,8 +22,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import brentq
 
-from ingest.hosts import normalise_host, surt_host_name
+from ingest.hosts import normalise_host
 from ingest.synth.config import CLASSIFIERS, TLDS, ClassifierSpec, Scale
 
 __all__ = [
@@ -133,6 +134,7 @@ class Hosts:
     effects: np.ndarray  # float64 (H, C): host effects per classifier (standard normal)
     attractiveness: np.ndarray  # float64: log link attractiveness
     effect_scale: dict[str, float] = field(default_factory=dict)  # see draw_documents
+    derived: dict[str, object] = field(default_factory=dict)  # arrays computed once from these
 
     @property
     def count(self) -> int:
@@ -242,38 +244,44 @@ def _mixed_effects(rng: np.random.Generator, factors: np.ndarray) -> np.ndarray:
 
 def _host_names(
     rng: np.random.Generator, suffixes: np.ndarray, languages: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Unique URL host names and registered domains."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unique URL host names, registered domains and SURT host keys (vectorised).
+
+    A registered-domain label is 2-5 syllables spelling a distinct integer in base
+    ``len(_SYLLABLES)``, so labels never collide. A host is ``www.<domain>`` (55%), the bare
+    domain (25%) or ``<sub>.<domain>``. About 3% of German, Russian, Japanese and Chinese
+    domains get an internationalised label, written in punycode as crawlers record it.
+    """
     count = len(suffixes)
-    syllable_count = rng.integers(2, 5, count)
-    syllables = rng.integers(0, len(_SYLLABLES), (count, 4))
-    prefix_kind = rng.random(count)
-    subdomain = rng.integers(0, len(_SUBDOMAINS), count)
-    idn_draw = rng.random(count)
-    idn_pick = rng.integers(0, 10, count)
-    seen: set[str] = set()
-    hosts = np.empty(count, dtype=object)
-    domains = np.empty(count, dtype=object)
-    for i in range(count):
-        label = "".join(_SYLLABLES[s] for s in syllables[i, : syllable_count[i]])
-        idn = _IDN_LABELS.get(languages[i])
-        if idn is not None and idn_draw[i] < 0.03:
-            label = normalise_host(idn[idn_pick[i] % len(idn)] + label)
-        domain = f"{label}.{suffixes[i]}"
-        serial = 1
-        while domain in seen:
-            serial += 1
-            domain = f"{label}{serial}.{suffixes[i]}"
-        seen.add(domain)
-        if prefix_kind[i] < 0.55:
-            host = f"www.{domain}"
-        elif prefix_kind[i] < 0.8:
-            host = domain
-        else:
-            host = f"{_SUBDOMAINS[subdomain[i]]}.{domain}"
-        hosts[i] = host
-        domains[i] = domain
-    return hosts, domains
+    base = len(_SYLLABLES)
+    lengths = np.array([2, 3, 4, 5])
+    sizes = base**lengths
+    # Distinct integers over all 2..5-syllable spellings: each is one label.
+    codes = rng.choice(int(sizes.sum()), size=count, replace=False)
+    length_index = np.searchsorted(np.cumsum(sizes), codes, side="right")
+    codes = codes - np.concatenate([[0], np.cumsum(sizes)])[length_index]
+    syllable_table = np.array(_SYLLABLES, dtype=f"<U{max(map(len, _SYLLABLES))}")
+    label = np.full(count, "", dtype="<U25")
+    for position in range(lengths.max()):
+        digit = (codes // base**position) % base
+        present = position < lengths[length_index]
+        label = np.where(present, np.char.add(label, syllable_table[digit]), label)
+    label = label.astype(object)
+    idn = np.flatnonzero(np.isin(languages, list(_IDN_LABELS)) & (rng.random(count) < 0.03))
+    picks = rng.integers(0, 10, len(idn))
+    for index, pick in zip(idn, picks, strict=True):
+        words = _IDN_LABELS[languages[index]]
+        label[index] = normalise_host(words[pick % len(words)] + label[index])
+    domain = label + "." + suffixes
+    kind = rng.random(count)
+    subdomain = np.array(_SUBDOMAINS, dtype=object)[rng.integers(0, len(_SUBDOMAINS), count)]
+    host = np.where(
+        kind < 0.55, "www." + domain, np.where(kind < 0.8, domain, subdomain + "." + domain)
+    )
+    reversed_suffix = {s: ",".join(reversed(s.split("."))) for s in set(suffixes)}
+    surt = np.array([reversed_suffix[s] for s in suffixes], dtype=object) + "," + label
+    surt = np.where(kind >= 0.8, surt + "," + subdomain, surt)
+    return host.astype(object), domain.astype(object), surt.astype(object)
 
 
 def _page_counts(rng: np.random.Generator, scale: Scale, role: np.ndarray) -> np.ndarray:
@@ -303,7 +311,7 @@ def draw_hosts(rng: np.random.Generator, scale: Scale) -> Hosts:
         language[members] = np.array(codes, dtype=object)[
             rng.choice(len(codes), size=len(members), p=probs / probs.sum())
         ]
-    host_name, domain = _host_names(rng, suffixes, language)
+    host_name, domain, surt = _host_names(rng, suffixes, language)
 
     role = np.repeat(
         np.array([ROLE_SAMPLE, ROLE_SMALL, ROLE_OTHER, ROLE_DANGLING], dtype=np.int8),
@@ -326,7 +334,6 @@ def draw_hosts(rng: np.random.Generator, scale: Scale) -> Hosts:
     sample = np.flatnonzero(role == ROLE_SAMPLE)
     missing = rng.choice(sample, size=round(MISSING_FROM_GRAPH_SHARE * len(sample)), replace=False)
     in_graph[missing] = False
-    surt = np.array([surt_host_name(name) for name in host_name], dtype=object)
     return Hosts(
         host_name=host_name,
         surt_host_name=surt,
@@ -402,14 +409,7 @@ def draw_documents(rng: np.random.Generator, hosts: Hosts, splits: dict[str, flo
             )
             return icc(scores)
 
-        low, high = 0.2, 5.0
-        for _ in range(40):
-            middle = math.sqrt(low * high)
-            if realised(middle) < spec.icc:
-                low = middle
-            else:
-                high = middle
-        factor = math.sqrt(low * high)
+        factor = brentq(lambda f, r=realised, t=spec.icc: r(f) - t, 0.2, 5.0, xtol=1e-7)
         hosts.effects[:, column] *= factor
         hosts.effect_scale[spec.name] = factor
     scores = page_scores(rng, hosts, host_id, language, splits, within=within)
