@@ -509,3 +509,52 @@ def test_tld_mix_and_heavy_tails(demo_crawl: Crawl, demo_hosts):
         + demo_crawl.truth["hosts"]["by_role"]["sample_small_1_2"]
         <= 2_200
     )
+
+
+def _yield_at(hosts, order, budget_share: float) -> float:
+    """HQ pages collected when whole hosts are taken in order until a page budget is spent."""
+    ordered = hosts.loc[order]
+    budget = budget_share * hosts["pages"].sum()
+    before = ordered["pages"].cumsum() - ordered["pages"]
+    taken = ((budget - before) / ordered["pages"]).clip(0, 1)
+    return float((taken * ordered["hq"]).sum())
+
+
+def test_centrality_ordering_gains_little_and_the_oracle_a_lot(demo_crawl: Crawl):
+    """The paper's RQ2 shape at a 10% budget, on the planted scores of the sample crawl."""
+    root = demo_crawl.root
+    pages = pq.read_table(
+        root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}" / "part-00000.parquet",
+        columns=["url_surtkey", "dclm_fastText_score", "cosmo_fastText_score", "education_score"],
+    ).to_pandas()
+    pages["surt_host_name"] = pages["url_surtkey"].str.split(")").str[0]
+    ranks = (
+        pq.read_table(
+            root / "host-index" / f"crawl={SAMPLE_CRAWL}" / "part-00000.parquet",
+            columns=["surt_host_name", "hcrank"],
+        )
+        .to_pandas()
+        .set_index("surt_host_name")
+    )
+    ratios = {}
+    for column in ("dclm_fastText_score", "cosmo_fastText_score", "education_score"):
+        hosts = (
+            pages.assign(is_hq=pages[column] > 0.5)
+            .groupby("surt_host_name")
+            .agg(pages=("is_hq", "size"), hq=("is_hq", "sum"))
+            .query("pages >= 3")
+            .join(ranks, how="inner")
+        )
+        random = 0.1 * hosts["hq"].sum()
+        by_centrality = hosts.sort_values("hcrank", ascending=False, kind="stable").index
+        by_density = (
+            (hosts["hq"] / hosts["pages"]).sort_values(ascending=False, kind="stable").index
+        )
+        ratios[column] = (
+            _yield_at(hosts, by_centrality, 0.1) / random,
+            _yield_at(hosts, by_density, 0.1) / random,
+        )
+    assert ratios["dclm_fastText_score"][0] < 1.0, ratios
+    for centrality, oracle in ratios.values():
+        assert 0.7 <= centrality <= 1.8, ratios
+        assert 4.0 <= oracle <= 8.0, ratios
