@@ -28,10 +28,14 @@ from ingest.synth.model import ROLE_DANGLING, ROLE_SAMPLE, Hosts, page_scores
 __all__ = [
     "HOST_INDEX_SCHEMA",
     "CrawlCounts",
+    "PageRows",
     "annotation_table",
     "crawl_counts",
     "host_index_table",
+    "host_strings",
+    "record_id_array",
     "record_ids",
+    "url_surtkeys",
 ]
 
 _QUALITY = next(i for i, spec in enumerate(CLASSIFIERS) if spec.name == "gneissweb_quality_demo")
@@ -172,18 +176,20 @@ def graph_rows(hosts: Hosts) -> np.ndarray:
     """Ids of the graph's hosts in SURT order: the host index's row order (computed once)."""
     if "graph_order" not in hosts.derived:
         rows = np.flatnonzero(hosts.in_graph)
-        hosts.derived["graph_order"] = rows[np.argsort(hosts.surt_host_name[rows], kind="stable")]
+        surt = host_strings(hosts)[1].take(pa.array(rows))
+        order = pc.sort_indices(surt).to_numpy()  # Arrow's string sort: far faster than numpy's
+        hosts.derived["graph_order"] = rows[order]
     return hosts.derived["graph_order"]
 
 
 def _graph_strings(hosts: Hosts) -> dict[str, pa.Array]:
     """The host index's string columns in row order, converted to Arrow once for all crawls."""
     if "graph_strings" not in hosts.derived:
-        rows = graph_rows(hosts)
+        rows = pa.array(graph_rows(hosts))
         hosts.derived["graph_strings"] = {
-            "surt_host_name": pa.array(hosts.surt_host_name[rows], pa.string()),
-            "url_host_registered_domain": pa.array(hosts.registered_domain[rows], pa.string()),
-            "url_host_tld": pa.array(hosts.suffix[rows], pa.string()),
+            "surt_host_name": host_strings(hosts)[1].take(rows),
+            "url_host_registered_domain": pa.array(hosts.registered_domain).take(rows),
+            "url_host_tld": pa.array(hosts.suffix).take(rows),
         }
     return hosts.derived["graph_strings"]
 
@@ -269,17 +275,62 @@ def drift_schema(table: pa.Table) -> pa.Table:
     )
 
 
-def record_ids(rng: np.random.Generator, count: int) -> list[str]:
-    """WARC-Record-IDs (``<urn:uuid:…>``, version-4 layout) from the random stream."""
+_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+# Where each of the 32 hex digits of a UUID goes in ``<urn:uuid:8-4-4-4-12>`` (47 characters).
+_HEX_POSITIONS = np.array(
+    [10 + i + (i >= 8) + (i >= 12) + (i >= 16) + (i >= 20) for i in range(32)]
+)
+
+
+def record_id_array(rng: np.random.Generator, count: int) -> pa.Array:
+    """WARC-Record-IDs (``<urn:uuid:…>``, version-4 layout) from the random stream, vectorised."""
     raw = np.frombuffer(rng.bytes(16 * count), dtype=np.uint8).reshape(count, 16).copy()
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
-    h = raw.tobytes().hex()
-    return [
-        f"<urn:uuid:{h[i : i + 8]}-{h[i + 8 : i + 12]}-{h[i + 12 : i + 16]}-{h[i + 16 : i + 20]}-"
-        f"{h[i + 20 : i + 32]}>"
-        for i in range(0, 32 * count, 32)
-    ]
+    text = np.empty((count, 47), dtype=np.uint8)
+    text[:, :10] = np.frombuffer(b"<urn:uuid:", dtype=np.uint8)
+    text[:, [18, 23, 28, 33]] = ord("-")
+    text[:, 46] = ord(">")
+    digits = np.empty((count, 32), dtype=np.uint8)
+    digits[:, 0::2] = _HEX[raw >> 4]
+    digits[:, 1::2] = _HEX[raw & 0x0F]
+    text[:, _HEX_POSITIONS] = digits
+    return pa.array(text.view("S47").ravel(), pa.binary()).cast(pa.string())
+
+
+def record_ids(rng: np.random.Generator, count: int) -> list[str]:
+    """WARC-Record-IDs as Python strings (the same draws as :func:`record_id_array`)."""
+    return record_id_array(rng, count).to_pylist()
+
+
+@dataclass
+class PageRows:
+    """Pages whose annotation rows are given rather than drawn (the WARC sample's pages)."""
+
+    host_id: np.ndarray  # int64 host ids
+    record_id: pa.Array  # string
+    url: pa.Array  # string
+    true_score: np.ndarray  # float64 (pages × classifiers)
+    language: np.ndarray  # object
+
+
+def host_strings(hosts: Hosts) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """Host names, SURT keys and languages of every host as Arrow strings (converted once)."""
+    if "host_strings" not in hosts.derived:
+        hosts.derived["host_strings"] = (
+            pa.array(hosts.host_name, pa.string()),
+            pa.array(hosts.surt_host_name, pa.string()),
+            pa.array(hosts.language, pa.string()),
+        )
+    return hosts.derived["host_strings"]
+
+
+def url_surtkeys(hosts: Hosts, host_id: np.ndarray, urls: pa.Array) -> pa.Array:
+    """Common Crawl's SURT URL keys, ``com,example)/path?query`` (path lower-cased)."""
+    path = pc.utf8_lower(pc.replace_substring_regex(urls, r"^[a-z]+://[^/]*", ""))
+    path = pc.if_else(pc.equal(path, ""), "/", path)
+    surt = host_strings(hosts)[1].take(pa.array(host_id))
+    return pc.binary_join_element_wise(surt, ")", path, "")
 
 
 ANNOTATION_SCHEMA = pa.schema(
@@ -325,12 +376,12 @@ def annotation_table(
     counts: CrawlCounts,
     splits: dict[str, float],
     scale: Scale,
-    sample_pages: dict[int, list[tuple[str, str, np.ndarray, str]]] | None = None,
+    sample: PageRows | None = None,
 ) -> tuple[pa.Table, np.ndarray]:
     """URL-level GneissWeb-style annotations of one crawl's fetched pages.
 
-    Each crawled host gets ``min(fetch_200, cap)`` annotated pages. In the sample crawl the
-    first pages of a sample host are its WARC pages (same record id, URL and true scores), so
+    Each crawled graph host gets ``min(fetch_200, cap)`` annotated pages. In the sample crawl the
+    WARC pages are among them (same record id, URL and true scores, first in the table), so
     annotations join to the classified documents on ``id``.
 
     Args:
@@ -339,50 +390,42 @@ def annotation_table(
         counts: the crawl's counts.
         splits: latent between-host shares per classifier.
         scale: the scale (its ``annotation_page_cap``).
-        sample_pages: host id → [(record id, url, true scores, language)] of WARC pages.
+        sample: the WARC sample's pages, for the sample crawl.
 
     Returns:
         The table and, per host id, the number of annotated pages.
     """
-    sample_pages = sample_pages or {}
+    given = (
+        np.bincount(sample.host_id, minlength=hosts.count)
+        if sample is not None
+        else np.zeros(hosts.count, dtype=np.int64)
+    )
     pages = np.minimum(counts.fetch_200, scale.annotation_page_cap)
     pages[~hosts.in_graph] = 0  # no crawl counts for hosts outside the graph ...
-    for host_id, docs in sample_pages.items():  # ... but their WARC pages are annotated
-        pages[host_id] = max(pages[host_id], len(docs))
-    host_id = np.repeat(np.arange(hosts.count), pages)
-    total = len(host_id)
-    language = hosts.language[host_id].copy()
-    switch = rng.random(total) < 0.05
-    language[switch & (language != "en")] = "en"
-    scores = page_scores(rng, hosts, host_id, language, splits)
-    ids = np.array(record_ids(rng, total), dtype=object)
-    position = np.arange(total) - np.repeat(np.cumsum(pages) - pages, pages)
+    pages = np.maximum(pages, given)  # ... but their WARC pages are annotated
+    drawn = pages - given
+    host_id = np.repeat(np.arange(hosts.count), drawn)
+    to_english = (rng.random(len(host_id)) < 0.05) & ~hosts.is_english[host_id]
+    language = pc.if_else(
+        pa.array(to_english), "en", host_strings(hosts)[2].take(pa.array(host_id))
+    )
+    non_english = ~(hosts.is_english[host_id] | to_english)
+    scores = page_scores(rng, hosts, host_id, non_english, splits)
+    ids = record_id_array(rng, len(host_id))
+    position = np.arange(len(host_id)) - np.repeat(np.cumsum(drawn) - drawn, drawn) + given[host_id]
     path = pc.binary_join_element_wise(
         "/page/", pc.cast(pa.array(position), pa.string()), ".html", ""
     )
-    urls = (
-        pc.binary_join_element_wise(
-            "https://", pa.array(hosts.host_name[host_id], pa.string()), path, ""
-        )
-        .to_numpy(zero_copy_only=False)
-        .astype(object)
+    urls = pc.binary_join_element_wise(
+        "https://", host_strings(hosts)[0].take(pa.array(host_id)), path, ""
     )
-    surt_keys = (
-        pc.binary_join_element_wise(
-            pa.array(hosts.surt_host_name[host_id], pa.string()), ")", path, ""
-        )
-        .to_numpy(zero_copy_only=False)
-        .astype(object)
-    )
-    starts = np.cumsum(pages) - pages
-    for host, docs in sample_pages.items():
-        for offset, (record_id, url, true_scores, lang) in enumerate(docs):
-            row = starts[host] + offset
-            ids[row] = record_id
-            urls[row] = url
-            surt_keys[row] = _url_surtkey(hosts.surt_host_name[host], url)
-            scores[row] = true_scores
-            language[row] = lang
+    if sample is not None:
+        host_id = np.concatenate([sample.host_id, host_id])
+        ids = pa.concat_arrays([sample.record_id, ids])
+        urls = pa.concat_arrays([sample.url, urls])
+        scores = np.vstack([sample.true_score, scores])
+        language = pa.concat_arrays([pa.array(sample.language, pa.string()), language])
+    total = len(host_id)
     quality = scores[:, _column("gneissweb_quality_demo")]
     dclm = scores[:, _column("dclm_demo")]
     medical = scores[:, _column("gneissweb_medical_demo")]
@@ -394,27 +437,24 @@ def annotation_table(
     tokens = np.round(chars * tokens_per_char).astype(np.int64)
     size_kb = chars * rng.uniform(1.0, 1.3, total) / 1024.0
     crawl = counts.crawl
-    days = np.array([f"{crawl[8:12]}-03-{d + 1:02d}T12:00:00Z" for d in range(14)], dtype=object)
-    dates = days[rng.integers(0, len(days), total)]
-    segments = np.array(
+    days = pa.array([f"{crawl[8:12]}-03-{d + 1:02d}T12:00:00Z" for d in range(14)])
+    segments = pa.array(
         [
             f"s3://commoncrawl/crawl-data/{crawl}/segments/{s:05d}/warc/part-{s:05d}.warc.gz"
             for s in range(100)
-        ],
-        dtype=object,
+        ]
     )
-    file_path = segments[rng.integers(0, len(segments), total)]
 
-    def label(values: np.ndarray, positive: str) -> np.ndarray:
-        return np.where(values > 0.5, positive, "cc")
+    def label(values: np.ndarray, positive: str) -> pa.Array:
+        return pc.if_else(pa.array(values > 0.5), positive, "cc")
 
     columns = {
         "id": ids,
-        "dump": np.full(total, crawl, dtype=object),
+        "dump": pa.repeat(pa.scalar(crawl), total),
         "url": urls,
-        "url_surtkey": surt_keys,
-        "date": dates,
-        "file_path": file_path,
+        "url_surtkey": url_surtkeys(hosts, host_id, urls),
+        "date": days.take(pa.array(rng.integers(0, len(days), total))),
+        "file_path": segments.take(pa.array(rng.integers(0, len(segments), total))),
         "language": language,
         "language_score": np.round(rng.uniform(0.65, 1.0, total), 4),
         "token_count": tokens,
@@ -447,10 +487,3 @@ def annotation_table(
 def _logit(p: np.ndarray) -> np.ndarray:
     p = np.clip(p, 1e-12, 1 - 1e-12)
     return np.log(p) - np.log1p(-p)
-
-
-def _url_surtkey(surt_host: str, url: str) -> str:
-    """Common Crawl's SURT URL key: ``com,example)/path?query`` (lower-cased)."""
-    path = url.split("://", 1)[1]
-    path = path[path.find("/") :] if "/" in path else "/"
-    return f"{surt_host}){path.lower()}"

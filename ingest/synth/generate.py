@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ingest import schemas
@@ -154,7 +155,7 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
         )
     mark = lap("host_index", mark)
 
-    pages = _sample_pages(rng["warc"], hosts, documents)
+    pages, fetched_at = _sample_pages(rng["warc"], hosts, documents)
     annotated: dict[str, int] = {}
     for crawl_counts in counts:
         table, per_host = crawls.annotation_table(
@@ -163,7 +164,7 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
             crawl_counts,
             splits,
             scale,
-            pages.by_host if crawl_counts.crawl == SAMPLE_CRAWL else None,
+            pages if crawl_counts.crawl == SAMPLE_CRAWL else None,
         )
         annotated[crawl_counts.crawl] = int(per_host.sum())
         path = root / "gneissweb-annotations" / f"crawl={crawl_counts.crawl}" / "part-00000.parquet"
@@ -184,10 +185,12 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
             else None
         )
         if scale.warc_files:
-            jobs = _warc_jobs(root / "warc" / SAMPLE_CRAWL, seed, hosts, documents, pages, scale)
+            jobs = _warc_jobs(
+                root / "warc" / SAMPLE_CRAWL, seed, hosts, documents, pages, fetched_at, scale
+            )
             warc_summary = warcfiles.summarise(list(pool.map(warcfiles.write_warc_job, jobs)))
         else:
-            warc_summary = _write_lake_documents(lake, hosts, documents, pages)
+            warc_summary = _write_lake_documents(lake, hosts, documents, pages, fetched_at)
         training = training_future.result() if training_future else {}
     corpus.write_registry(root / "classifier_registry.csv")
     lap("warc_and_training_corpus" if scale.warc_files else "lake_and_training_corpus", mark)
@@ -212,11 +215,11 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
 def _write_graph(folder: Path, rng: np.random.Generator, hosts: Hosts, scale: Scale) -> Graph:
     """Both graph releases: from generated edges (tiny, demo) or from the model (paper)."""
     nodes = np.flatnonzero(hosts.in_graph)
-    rev_hosts = np.array(
-        [surt.replace(",", ".") for surt in hosts.surt_host_name[nodes]], dtype=object
-    )
-    order = np.argsort(rev_hosts, kind="stable")
-    nodes, rev_hosts = nodes[order], rev_hosts[order]
+    surt = crawls.host_strings(hosts)[1].take(pa.array(nodes))
+    rev_hosts_arrow = pc.replace_substring(surt, ",", ".")
+    order = pc.sort_indices(rev_hosts_arrow).to_numpy()  # byte order: the graph's vertex order
+    nodes = nodes[order]
+    rev_hosts = np.array(rev_hosts_arrow.take(pa.array(order)).to_pylist(), dtype=object)
     crawled = hosts.role[nodes] != ROLE_DANGLING
     weights = np.exp(hosts.attractiveness[nodes])
     harmonic, pagerank, present, edge_counts = [], [], [], []
@@ -284,44 +287,46 @@ def _crawl_centrality(
 # --------------------------------------------------------------------------- the WARC sample
 
 
-@dataclass
-class SamplePages:
-    """URL, record id and fetch time of every sample page (index = document id)."""
-
-    urls: np.ndarray
-    record_ids: np.ndarray
-    fetched_at: np.ndarray  # seconds after the crawl's start
-    by_host: dict[int, list[tuple[str, str, np.ndarray, str]]]
-
-
 _CRAWL_START = datetime(2024, 2, 20, tzinfo=UTC)
 _PATHS = ("article", "blog", "news", "wiki", "docs", "forum/thread", "p", "story", "en/page")
 
 
-def _sample_pages(rng: np.random.Generator, hosts: Hosts, documents: Documents) -> SamplePages:
+def _sample_pages(
+    rng: np.random.Generator, hosts: Hosts, documents: Documents
+) -> tuple[crawls.PageRows, np.ndarray]:
+    """Record id, URL and fetch time (seconds after the crawl's start) of every sample page."""
     count = documents.count
-    ids = np.array(crawls.record_ids(rng, count), dtype=object)
-    section = rng.integers(0, len(_PATHS), count)
-    slug = rng.integers(10_000, 99_999_999, count)
-    query = rng.random(count) < 0.1
-    urls = np.empty(count, dtype=object)
-    for index in range(count):
-        host = hosts.host_name[documents.host_id[index]]
-        path = f"/{_PATHS[section[index]]}/{slug[index]}.html"
-        if query[index]:
-            path = f"/index.php?id={slug[index]}"
-        urls[index] = f"https://{host}{path}"
+    ids = crawls.record_id_array(rng, count)
+    section = pa.array(["/" + path + "/" for path in _PATHS]).take(
+        pa.array(rng.integers(0, len(_PATHS), count))
+    )
+    slug = pc.cast(pa.array(rng.integers(10_000, 99_999_999, count)), pa.string())
+    path = pc.if_else(
+        pa.array(rng.random(count) < 0.1),
+        pc.binary_join_element_wise("/index.php?id=", slug, ""),
+        pc.binary_join_element_wise(section, slug, ".html", ""),
+    )
+    host = crawls.host_strings(hosts)[0].take(pa.array(documents.host_id))
+    urls = pc.binary_join_element_wise("https://", host, path, "")
     fetched = rng.uniform(0, 14 * 86400, count).round()
-    by_host: dict[int, list[tuple[str, str, np.ndarray, str]]] = {}
-    for index in range(count):
-        by_host.setdefault(int(documents.host_id[index]), []).append(
-            (ids[index], urls[index], documents.true_score[index], documents.language[index])
-        )
-    return SamplePages(urls, ids, fetched, by_host)
+    rows = crawls.PageRows(
+        host_id=documents.host_id,
+        record_id=ids,
+        url=urls,
+        true_score=documents.true_score,
+        language=documents.language,
+    )
+    return rows, fetched
 
 
 def _warc_jobs(
-    folder: Path, seed: int, hosts: Hosts, documents: Documents, pages: SamplePages, scale: Scale
+    folder: Path,
+    seed: int,
+    hosts: Hosts,
+    documents: Documents,
+    pages: crawls.PageRows,
+    fetched_at: np.ndarray,
+    scale: Scale,
 ) -> list[warcfiles.WarcJob]:
     """Spread the sample pages over ``scale.warc_files`` files, each page in fetch-time order."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -329,18 +334,16 @@ def _warc_jobs(
     jobs = []
     for file_index in range(scale.warc_files):
         rows = np.flatnonzero(assignment == file_index)
-        rows = rows[np.argsort(pages.fetched_at[rows], kind="stable")]
+        rows = rows[np.argsort(fetched_at[rows], kind="stable")]
         jobs.append(
             warcfiles.WarcJob(
                 path=folder / warcfiles.warc_file_name(SAMPLE_CRAWL, file_index),
                 crawl=SAMPLE_CRAWL,
                 seed=(seed, file_index),
                 file_index=file_index,
-                urls=list(pages.urls[rows]),
-                record_ids=list(pages.record_ids[rows]),
-                fetched_at=[
-                    _CRAWL_START + timedelta(seconds=float(s)) for s in pages.fetched_at[rows]
-                ],
+                urls=pages.url.take(pa.array(rows)).to_pylist(),
+                record_ids=pages.record_id.take(pa.array(rows)).to_pylist(),
+                fetched_at=[_CRAWL_START + timedelta(seconds=float(s)) for s in fetched_at[rows]],
                 languages=list(documents.language[rows]),
                 host_languages=list(hosts.language[documents.host_id[rows]]),
                 true_scores=documents.true_score[rows],
@@ -350,7 +353,11 @@ def _warc_jobs(
 
 
 def _write_lake_documents(
-    lake: Path, hosts: Hosts, documents: Documents, pages: SamplePages
+    lake: Path,
+    hosts: Hosts,
+    documents: Documents,
+    pages: crawls.PageRows,
+    fetched_at: np.ndarray,
 ) -> dict:
     """Paper scale: the classified sample as lake tables (schemas.DOCUMENTS / DOCUMENT_SCORES)."""
     partition = f"crawl={SAMPLE_CRAWL}"
@@ -359,8 +366,8 @@ def _write_lake_documents(
     rng = np.random.default_rng(count)
     docs = pa.table(
         {
-            "doc_id": pa.array(pages.record_ids, pa.string()),
-            "url": pa.array(pages.urls, pa.string()),
+            "doc_id": pages.record_id,
+            "url": pages.url,
             "surt_host_name": pa.array(hosts.surt_host_name[host], pa.string()),
             "url_host_registered_domain": pa.array(hosts.registered_domain[host], pa.string()),
             "url_host_tld": pa.array(hosts.suffix[host], pa.string()),
@@ -371,9 +378,7 @@ def _write_lake_documents(
             "language_source": pa.array(["synthetic"] * count, pa.string()),
             "text_length": pa.array(rng.integers(800, 20_000, count).astype(np.int32)),
             "payload_digest": pa.nulls(count, pa.string()),
-            "fetched_at": pa.array(
-                (_CRAWL_START.timestamp() + pages.fetched_at) * 1e6, pa.float64()
-            )
+            "fetched_at": pa.array((_CRAWL_START.timestamp() + fetched_at) * 1e6, pa.float64())
             .cast(pa.int64())
             .cast(pa.timestamp("us", tz="UTC")),
             "text": pa.nulls(count, pa.string()),
@@ -383,7 +388,7 @@ def _write_lake_documents(
     _write_parquet(docs, lake / "documents" / partition / "part-synth-00000.parquet")
     scores = pa.table(
         {
-            "doc_id": pa.array(np.repeat(pages.record_ids, len(CLASSIFIERS)), pa.string()),
+            "doc_id": pages.record_id.take(pa.array(np.repeat(np.arange(count), len(CLASSIFIERS)))),
             "classifier": pa.array(
                 np.tile(np.array([spec.name for spec in CLASSIFIERS], dtype=object), count),
                 pa.string(),

@@ -412,7 +412,7 @@ def draw_documents(rng: np.random.Generator, hosts: Hosts, splits: dict[str, flo
         factor = brentq(lambda f, r=realised, t=spec.icc: r(f) - t, 0.2, 5.0, xtol=1e-7)
         hosts.effects[:, column] *= factor
         hosts.effect_scale[spec.name] = factor
-    scores = page_scores(rng, hosts, host_id, language, splits, within=within)
+    scores = page_scores(rng, hosts, host_id, language != "en", splits, within=within)
     return Documents(host_id=host_id, language=language, true_score=scores)
 
 
@@ -452,17 +452,17 @@ def page_scores(
     rng: np.random.Generator,
     hosts: Hosts,
     host_id: np.ndarray,
-    language: np.ndarray,
+    is_non_english: np.ndarray,
     splits: dict[str, float],
     within: np.ndarray | None = None,
 ) -> np.ndarray:
-    """True scores (pages × classifiers) of pages on the given hosts in the given languages.
+    """True scores (pages × classifiers) of pages on the given hosts, English or not.
 
     ``within`` (pages × classifiers, standard normal) is drawn from ``rng`` unless given.
     """
     if within is None:
         within = _mixed_effects(rng, rng.standard_normal((len(host_id), 2)))
-    non_english = (language != "en").astype(np.float64)
+    non_english = is_non_english.astype(np.float64)
     scores = np.empty((len(host_id), len(CLASSIFIERS)))
     for column, spec in enumerate(CLASSIFIERS):
         scores[:, column] = _latent_scores(

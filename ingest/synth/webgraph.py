@@ -28,6 +28,8 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
@@ -297,64 +299,75 @@ def java_double_str(value: float) -> str:
     return "-" + text if negative else text
 
 
-def _java_float_strs(values: np.ndarray) -> list[str]:
-    """Format many numbers like :func:`java_float_str`, once per distinct float32.
+def _java_layout_of_shortest(text: str, plain: bool) -> str:
+    """Respell a positive number's shortest decimal (as Arrow prints it) in Java's layout.
+
+    Arrow's float-to-string cast prints the shortest round-tripping digits, positionally from
+    1e-6 up to 1e21 (without a trailing ``.0`` for whole numbers) and as ``2.5e-9`` outside.
+
+    Args:
+        text: Arrow's text of a positive, finite, normal value.
+        plain: whether Java prints the value positionally (``1e-3 <= v < 1e7``).
+
+    Returns:
+        Java ``Float/Double.toString`` text.
+    """
+    if plain:
+        return text if "." in text else text + ".0"
+    mantissa, marker, exponent = text.partition("e")
+    if marker:
+        return f"{mantissa if '.' in mantissa else mantissa + '.0'}E{int(exponent)}"
+    integer, _, fraction = text.partition(".")
+    if integer != "0":  # at least 1e7
+        digits = (integer + fraction).rstrip("0")
+        power = len(integer) - 1
+    else:  # below 1e-3
+        significant = fraction.lstrip("0")
+        power = -(len(fraction) - len(significant) + 1)
+        digits = significant.rstrip("0")
+    return f"{digits[0]}.{digits[1:] or '0'}E{power}"
+
+
+def _java_strs(values: np.ndarray, single: bool) -> list[str]:
+    """Format many numbers like :func:`java_float_str` (single) or :func:`java_double_str`.
+
+    The shortest digits come from Arrow's C++ float-to-string cast (shortest round-trip, for
+    float32 in single precision); only the layout is respelled here. Zeros, subnormals,
+    negatives and non-finite values take the per-value route.
 
     Args:
         values: 1-D array of numbers.
+        single: format as float32 (Java ``Float``) rather than double.
 
     Returns:
         One string per element, in order.
     """
-    f32 = np.asarray(values).astype(np.float32).ravel()
-    if f32.size == 0:
+    numbers = np.asarray(values).astype(np.float32 if single else np.float64).ravel()
+    if numbers.size == 0:
         return []
-    # Distinct bit patterns, so that -0.0 and 0.0 stay apart.
-    unique_bits, inverse = np.unique(f32.view(np.uint32), return_inverse=True)
-    uniques = unique_bits.view(np.float32)
-    finite_positive = np.isfinite(uniques) & (uniques > 0)
-    plain = (
-        finite_positive
-        & (uniques >= np.float32(_F32_PLAIN_LOW))
-        & (uniques < np.float32(_PLAIN_HIGH))
-    )
-    scientific = finite_positive & ~plain & (uniques >= np.float32(_F32_MIN_NORMAL))
-    texts: list[str] = [""] * uniques.shape[0]
-    for i, value in zip(np.flatnonzero(plain).tolist(), uniques[plain], strict=True):
-        texts[i] = np.format_float_positional(value, unique=True, trim="0")
-    for i, value in zip(np.flatnonzero(scientific).tolist(), uniques[scientific], strict=True):
-        text = np.format_float_scientific(value, unique=True, trim="0", exp_digits=1)
-        texts[i] = text.replace("e+", "E").replace("e-", "E-")
-    for i in np.flatnonzero(~(plain | scientific)).tolist():
-        texts[i] = java_float_str(float(uniques[i]))
-    return [texts[i] for i in inverse.ravel().tolist()]
+    tiny = np.finfo(numbers.dtype).tiny
+    low = np.float32(_F32_PLAIN_LOW) if single else 1e-3
+    with np.errstate(invalid="ignore"):
+        regular = np.isfinite(numbers) & (numbers >= tiny)
+        plain = regular & (numbers >= low) & (numbers < _PLAIN_HIGH)
+    shortest = pc.cast(pa.array(numbers), pa.string()).to_pylist()
+    formatter = java_float_str if single else java_double_str
+    return [
+        _java_layout_of_shortest(text, is_plain) if is_regular else formatter(float(number))
+        for text, is_regular, is_plain, number in zip(
+            shortest, regular.tolist(), plain.tolist(), numbers.tolist(), strict=True
+        )
+    ]
+
+
+def _java_float_strs(values: np.ndarray) -> list[str]:
+    """Format many numbers like :func:`java_float_str`."""
+    return _java_strs(values, single=True)
 
 
 def _java_double_strs(values: np.ndarray) -> list[str]:
-    """Format many numbers like :func:`java_double_str`.
-
-    Args:
-        values: 1-D array of numbers.
-
-    Returns:
-        One string per element, in order.
-    """
-    f64 = np.asarray(values, dtype=np.float64).ravel()
-    finite_positive = np.isfinite(f64) & (f64 > 0)
-    plain = finite_positive & (f64 >= 1e-3) & (f64 < _PLAIN_HIGH)
-    # Where ``repr`` itself is scientific (below 1e-4 or from 1e16 on), only the exponent changes.
-    scientific = finite_positive & (f64 >= _F64_MIN_NORMAL) & ((f64 < 1e-4) | (f64 >= 1e16))
-    texts: list[str] = [""] * f64.shape[0]
-    for i, value in zip(np.flatnonzero(plain).tolist(), f64[plain].tolist(), strict=True):
-        texts[i] = repr(value)
-    for i, value in zip(np.flatnonzero(scientific).tolist(), f64[scientific].tolist(), strict=True):
-        mantissa, _, exp_text = repr(value).partition("e")
-        if "." not in mantissa:
-            mantissa += ".0"
-        texts[i] = f"{mantissa}E{int(exp_text)}"
-    for i in np.flatnonzero(~(plain | scientific)).tolist():
-        texts[i] = java_double_str(float(f64[i]))
-    return texts
+    """Format many numbers like :func:`java_double_str`."""
+    return _java_strs(values, single=False)
 
 
 # ---------------------------------------------------------------------------------------------
