@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn
+
+REGISTRY = Path(__file__).resolve().parents[1] / "seeds" / "classifier_registry.csv"
 
 __all__ = ["main"]
 
@@ -48,6 +51,30 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="paper scale: lake folder for the documents tables (default: <out>/../lake)",
     )
+    home = Path(os.environ.get("HOSTAWARE_HOME", "data"))
+    documents = commands.add_parser(
+        "documents", help="WARC/WET files -> main text, language, classifier scores -> lake"
+    )
+    documents.add_argument(
+        "--warc", nargs="+", required=True, metavar="GLOB", help="files or glob patterns"
+    )
+    documents.add_argument("--crawl", required=True, help="crawl id, e.g. CC-MAIN-2024-10")
+    documents.add_argument("--lake", type=Path, default=home / "lake", help="lake folder")
+    documents.add_argument(
+        "--raw", type=Path, default=home / "raw", help="folder relative model paths start from"
+    )
+    documents.add_argument("--registry", type=Path, default=REGISTRY, help="classifier registry")
+    documents.add_argument(
+        "--classifiers", nargs="*", default=None, help="only these registry classifiers"
+    )
+    documents.add_argument("--workers", type=_non_negative, default=0, help="0: all cores")
+    documents.add_argument("--keep-text", action="store_true", help="store the main text too")
+
+    train = commands.add_parser(
+        "train-demo-classifiers", help="train the demo crawl's fastText models from its corpus"
+    )
+    train.add_argument("--raw", type=Path, default=home / "raw", help="the demo crawl's folder")
+    train.add_argument("--registry", type=Path, default=REGISTRY, help="classifier registry")
     return parser
 
 
@@ -77,6 +104,59 @@ def main(argv: list[str] | None = None) -> int:
             f"{step} {seconds:.1f} s" for step, seconds in truth["timings_seconds"].items()
         )
         print(f"synth {args.scale} steps: {steps}")
+    elif args.command == "documents":
+        return _documents(args)
+    elif args.command == "train-demo-classifiers":
+        return _train(args)
+    return 0
+
+
+def _documents(args: argparse.Namespace) -> int:
+    from ingest.documents import DocumentIngestError, expand_inputs, ingest_documents
+    from ingest.quality import ClassifierError, load_registry
+
+    try:
+        entries = load_registry(args.registry, args.raw, args.classifiers)
+        files = expand_inputs(args.warc)
+        rows = ingest_documents(
+            files, args.crawl, args.lake, entries, args.workers or None, args.keep_text
+        )
+    except (DocumentIngestError, ClassifierError) as error:
+        print(f"python -m ingest documents: error: {error}", file=sys.stderr)
+        return 2
+    read = sum(row["records_read"] for row in rows)
+    written = sum(row["records_written"] for row in rows)
+    reasons: dict[str, int] = {}
+    for row in rows:
+        for reason, count in row["rejected_by_reason"]:
+            reasons[reason] = reasons.get(reason, 0) + count
+    skipped = len(files) - len(rows)
+    detail = ", ".join(f"{reason} {count:,}" for reason, count in sorted(reasons.items()))
+    print(
+        f"documents {args.crawl}: {len(rows)} files ingested ({skipped} already in the lake), "
+        f"{read:,} records read, {written:,} written, {read - written:,} rejected"
+        + (f" ({detail})" if detail else "")
+    )
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from ingest.quality import ClassifierError, load_registry
+    from ingest.train import train_demo_classifiers
+
+    try:
+        entries = load_registry(args.registry, args.raw)
+        results = train_demo_classifiers(args.raw, entries)
+    except ClassifierError as error:
+        print(f"python -m ingest train-demo-classifiers: error: {error}", file=sys.stderr)
+        return 2
+    for result in results:
+        print(
+            f"{result['classifier']:<28} {result['train_documents']:>6,} docs "
+            f"{result['seconds']:>5.1f} s  valid Brier {result['valid_brier']:.3f}  "
+            f"mean score {result['valid_mean_score']:.3f} "
+            f"vs label {result['valid_mean_label_value']:.3f}"
+        )
     return 0
 
 

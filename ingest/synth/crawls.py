@@ -295,7 +295,10 @@ def record_id_array(rng: np.random.Generator, count: int) -> pa.Array:
     digits[:, 0::2] = _HEX[raw >> 4]
     digits[:, 1::2] = _HEX[raw & 0x0F]
     text[:, _HEX_POSITIONS] = digits
-    return pa.array(text.view("S47").ravel(), pa.binary()).cast(pa.string())
+    ids = pa.array(text.view("S47").ravel(), pa.binary())
+    if isinstance(ids, pa.ChunkedArray):  # pyarrow chunks large fixed-width byte arrays
+        ids = ids.combine_chunks()
+    return ids.cast(pa.string())
 
 
 def record_ids(rng: np.random.Generator, count: int) -> list[str]:

@@ -1,0 +1,475 @@
+"""``python -m ingest documents``: WARC/WET files → main text → language → classifier scores.
+
+Each input file becomes, in the lake (DESIGN.md, "data contract"):
+
+* ``documents/crawl=<crawl>/part-<key>.parquet`` (``schemas.DOCUMENTS``),
+* ``document_scores/crawl=<crawl>/part-<key>.parquet`` (``schemas.DOCUMENT_SCORES``),
+* ``_manifest/documents/<key>.parquet``: one row, records read = written + rejected by reason.
+
+``<key>`` is the first 20 hex digits of the file's SHA-256, so a rerun writes the same names.
+Files are processed in parallel; results are published one file at a time, in input order, by
+renaming finished temporary files, and the manifest row is written last: it is the commit
+record. A file whose manifest row exists with the same checksum is skipped; one without is
+redone from scratch (its half-published parts are overwritten). Staging reads only rows of
+files that have a manifest row, so a crash at any point leaves the lake consistent.
+
+A WARC-Record-ID already in the lake (or earlier in the same run) is not written again: the
+later copy is counted as rejected (``duplicate_record_id``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ingest import schemas
+from ingest.hosts import host_from_url, surt_host_name
+from ingest.quality import ClassifierEntry, FastTextScorer, LanguageIdentifier
+from ingest.warc import Break, Page, Rejection, TextPage, read_captures
+
+__all__ = ["DocumentIngestError", "FileOutcome", "ingest_documents"]
+
+log = logging.getLogger(__name__)
+
+_BATCH = 256
+_PARQUET = {"compression": "zstd"}
+
+
+class DocumentIngestError(RuntimeError):
+    """An ingest that cannot start or finish (bad arguments, missing files, bad models)."""
+
+
+@dataclass
+class FileOutcome:
+    """What one worker made of one input file (its parts are still under temporary names)."""
+
+    source: Path
+    key: str
+    size: int
+    sha256: str
+    started_at: datetime
+    read: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    documents_tmp: Path | None = None
+    scores_tmp: Path | None = None
+    written: int = 0
+    broke_at: str | None = None
+    skipped: bool = False
+
+
+# ----------------------------------------------------------------------- per-process state
+
+
+@dataclass
+class _Context:
+    crawl: str
+    lake: Path
+    keep_text: bool
+    scorers: list[FastTextScorer]
+    language_id: LanguageIdentifier
+    extractor: object
+
+
+_CONTEXT: _Context | None = None
+
+
+def _init_worker(crawl: str, lake: str, keep_text: bool, entries: list[ClassifierEntry]) -> None:
+    global _CONTEXT
+    import tldextract
+
+    _CONTEXT = _Context(
+        crawl=crawl,
+        lake=Path(lake),
+        keep_text=keep_text,
+        scorers=[FastTextScorer(entry) for entry in entries],
+        language_id=LanguageIdentifier(),
+        extractor=tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None),
+    )
+
+
+def file_key(sha256: str) -> str:
+    """The stable name part of an input file's lake outputs."""
+    return sha256[:20]
+
+
+def sha256_of(path: Path) -> str:
+    """SHA-256 of a file, streamed."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 22):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+# ----------------------------------------------------------------------- one file
+
+
+def _main_text(page: Page) -> str:
+    from resiliparse.extract.html2text import extract_plain_text
+    from resiliparse.parse.encoding import bytes_to_str, detect_encoding
+    from resiliparse.parse.html import HTMLTree
+
+    encoding = page.http_charset or detect_encoding(page.payload)
+    try:
+        "".encode(encoding)
+    except LookupError:
+        encoding = detect_encoding(page.payload)
+    html = bytes_to_str(page.payload, encoding)
+    return extract_plain_text(HTMLTree.parse(html), main_content=True)
+
+
+def _cld2_language(languages: list[tuple[str, float]] | None) -> tuple[str | None, float]:
+    if not languages:
+        return None, 0.0
+    code, covered = languages[0]
+    code = code.split("-")[0].lower()
+    if code in ("un", "xx", ""):
+        return None, 0.0
+    return code, min(max(covered, 0.0), 1.0)
+
+
+_ISO3_TO_1 = {
+    "eng": "en",
+    "deu": "de",
+    "fra": "fr",
+    "rus": "ru",
+    "jpn": "ja",
+    "zho": "zh",
+    "por": "pt",
+    "spa": "es",
+    "ita": "it",
+    "nld": "nl",
+    "pol": "pl",
+    "tur": "tr",
+    "ces": "cs",
+    "swe": "sv",
+    "dan": "da",
+    "fin": "fi",
+    "nor": "no",
+    "kor": "ko",
+    "ara": "ar",
+    "vie": "vi",
+    "ind": "id",
+}
+
+
+def process_file(path: Path) -> FileOutcome:
+    """Read, extract, identify and score one file into temporary parts (run in a worker)."""
+    context = _CONTEXT
+    if context is None:
+        raise DocumentIngestError("worker not initialised")
+    sha = sha256_of(path)
+    outcome = FileOutcome(path, file_key(sha), path.stat().st_size, sha, datetime.now(UTC))
+    rows: list[dict] = []
+    texts: list[str] = []
+    needs_language: list[int] = []
+    for item in read_captures(path):
+        if isinstance(item, Break):
+            outcome.rejected["truncated_record"] += 1
+            outcome.read += 1
+            outcome.broke_at = item.message
+            log.warning("%s: %s", path, item.message)
+            break
+        outcome.read += 1
+        if isinstance(item, Rejection):
+            outcome.rejected[item.reason] += 1
+            continue
+        if isinstance(item, TextPage):
+            text = item.text
+            language, confidence = None, 0.0
+            if item.languages:
+                language = _ISO3_TO_1.get(item.languages[0], item.languages[0])
+                confidence = 1.0 / len(item.languages)
+            source = "cc_wet"
+        else:
+            text = _main_text(item)
+            language, confidence = _cld2_language(item.languages_cld2)
+            source = "cld2"
+        if not text.strip():
+            outcome.rejected["no_main_text"] += 1
+            continue
+        try:
+            host = host_from_url(item.url)
+            surt = surt_host_name(host)
+        except ValueError:
+            outcome.rejected["bad_url"] += 1
+            continue
+        parts = context.extractor(host)
+        if language is None:
+            needs_language.append(len(rows))
+            source = "fasttext_lid176"
+        rows.append(
+            {
+                "doc_id": item.record_id,
+                "url": item.url,
+                "surt_host_name": surt,
+                "url_host_registered_domain": parts.top_domain_under_public_suffix or None,
+                "url_host_tld": parts.suffix or None,
+                "warc_file": path.name,
+                "warc_record_offset": item.offset,
+                "language": language,
+                "language_score": confidence,
+                "language_source": source,
+                "text_length": len(text),
+                "payload_digest": item.payload_digest,
+                "fetched_at": item.fetched_at,
+                "text": text if context.keep_text else None,
+            }
+        )
+        texts.append(text)
+    if needs_language:
+        identified = context.language_id.identify([texts[i] for i in needs_language])
+        for index, (code, probability) in zip(needs_language, identified, strict=True):
+            rows[index]["language"] = code
+            rows[index]["language_score"] = probability
+    _write_parts(context, outcome, rows, texts)
+    return outcome
+
+
+def _write_parts(
+    context: _Context, outcome: FileOutcome, rows: list[dict], texts: list[str]
+) -> None:
+    documents = pa.Table.from_pylist(rows, schema=schemas.DOCUMENTS)
+    ids: list[str] = []
+    classifiers: list[str] = []
+    scores: list[float] = []
+    for scorer in context.scorers:
+        for start in range(0, len(texts), _BATCH):
+            scores.extend(scorer.score(texts[start : start + _BATCH]).tolist())
+        ids.extend(row["doc_id"] for row in rows)
+        classifiers.extend([scorer.entry.classifier] * len(rows))
+    document_scores = pa.table(
+        {"doc_id": ids, "classifier": classifiers, "score": scores}, schema=schemas.DOCUMENT_SCORES
+    )
+    partition = f"crawl={context.crawl}"
+    pid = os.getpid()
+    outcome.documents_tmp = (
+        context.lake / "documents" / partition / f".part-{outcome.key}.{pid}.tmp"
+    )
+    outcome.scores_tmp = (
+        context.lake / "document_scores" / partition / f".part-{outcome.key}.{pid}.tmp"
+    )
+    for table, target in (
+        (documents, outcome.documents_tmp),
+        (document_scores, outcome.scores_tmp),
+    ):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, target, **_PARQUET)
+    outcome.written = documents.num_rows
+
+
+# ----------------------------------------------------------------------- publishing
+
+
+def _manifest_folder(lake: Path) -> Path:
+    return lake / "_manifest" / "documents"
+
+
+def _published(lake: Path) -> dict[str, str]:
+    """sha256 → source file of every input already in the lake."""
+    folder = _manifest_folder(lake)
+    if not folder.is_dir() or not any(folder.glob("*.parquet")):
+        return {}
+    rows = duckdb.sql(
+        f"select source_sha256, source_file from read_parquet('{folder}/*.parquet')"
+    ).fetchall()
+    return dict(rows)
+
+
+def _published_ids(lake: Path, crawl: str) -> set[str]:
+    """Record ids already in the lake (only rows of committed files count)."""
+    folder = lake / "documents"
+    manifest = _manifest_folder(lake)
+    if not any(folder.glob("*/part-*.parquet")) or not any(manifest.glob("*.parquet")):
+        return set()
+    query = f"""
+        select doc_id
+        from read_parquet('{folder}/*/part-*.parquet', hive_partitioning = true) as documents
+        where documents.warc_file in (
+            select parse_filename(source_file) from read_parquet('{manifest}/*.parquet')
+        )
+    """
+    return {row[0] for row in duckdb.sql(query).fetchall()}
+
+
+def _drop_duplicates(outcome: FileOutcome, seen: set[str]) -> None:
+    """Remove rows whose record id is already published; count them as rejected."""
+    documents = pq.read_table(outcome.documents_tmp)
+    ids = documents.column("doc_id").to_pylist()
+    duplicate = [doc_id in seen for doc_id in ids]
+    within: set[str] = set()
+    for index, doc_id in enumerate(ids):  # the same id twice inside one file
+        if not duplicate[index] and doc_id in within:
+            duplicate[index] = True
+        within.add(doc_id)
+    count = sum(duplicate)
+    if count:
+        pq.write_table(
+            documents.filter(pa.array([not flag for flag in duplicate])),
+            outcome.documents_tmp,
+            **_PARQUET,
+        )
+        # The score table repeats the document rows once per classifier, in the same order.
+        scores = pq.read_table(outcome.scores_tmp)
+        keep = [not duplicate[i % len(ids)] for i in range(scores.num_rows)]
+        pq.write_table(scores.filter(pa.array(keep, pa.bool_())), outcome.scores_tmp, **_PARQUET)
+        outcome.rejected["duplicate_record_id"] += count
+        outcome.written -= count
+    seen.update(ids)
+
+
+def _publish(outcome: FileOutcome, lake: Path, crawl: str) -> dict:
+    partition = f"crawl={crawl}"
+    final_documents = lake / "documents" / partition / f"part-{outcome.key}.parquet"
+    final_scores = lake / "document_scores" / partition / f"part-{outcome.key}.parquet"
+    os.replace(outcome.documents_tmp, final_documents)
+    os.replace(outcome.scores_tmp, final_scores)
+    rejected = sum(outcome.rejected.values())
+    if outcome.read != outcome.written + rejected:
+        raise DocumentIngestError(
+            f"{outcome.source}: read {outcome.read} != written {outcome.written} + rejected "
+            f"{rejected} (a bug: every record must be written or rejected)"
+        )
+    row = {
+        "source_file": str(outcome.source.resolve()),
+        "source_size_bytes": outcome.size,
+        "source_sha256": outcome.sha256,
+        "lake_table": "documents",
+        "crawl": crawl,
+        "records_read": outcome.read,
+        "records_written": outcome.written,
+        "records_rejected": rejected,
+        "rejected_by_reason": sorted(outcome.rejected.items()),
+        "output_files": [
+            str(final_documents.relative_to(lake)),
+            str(final_scores.relative_to(lake)),
+        ],
+        "started_at": outcome.started_at,
+        "finished_at": datetime.now(UTC),
+    }
+    folder = _manifest_folder(lake)
+    folder.mkdir(parents=True, exist_ok=True)
+    temporary = folder / f".{outcome.key}.tmp"
+    pq.write_table(pa.Table.from_pylist([row], schema=schemas.MANIFEST), temporary)
+    os.replace(temporary, folder / f"{outcome.key}.parquet")
+    return row
+
+
+# ----------------------------------------------------------------------- the command
+
+
+def expand_inputs(patterns: Sequence[str]) -> list[Path]:
+    """Input files from paths and glob patterns, sorted, each once."""
+    import glob
+
+    found: set[Path] = set()
+    for pattern in patterns:
+        matches = glob.glob(pattern, recursive=True)
+        if not matches and Path(pattern).is_file():
+            matches = [pattern]
+        if not matches:
+            raise DocumentIngestError(f"no input file matches {pattern!r}")
+        found.update(Path(match) for match in matches if Path(match).is_file())
+    return sorted(found)
+
+
+class _Progress:
+    """A tqdm bar on a terminal; otherwise a log line per finished file."""
+
+    def __init__(self, total_bytes: int, files: int) -> None:
+        self.started = time.perf_counter()
+        self.bytes = 0
+        self.records = 0
+        self.rejected = 0
+        self.files = files
+        self.done = 0
+        self.bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total_bytes, unit="B", unit_scale=True, desc="documents")
+
+    def update(self, outcome: FileOutcome) -> None:
+        self.done += 1
+        self.bytes += outcome.size
+        self.records += outcome.read
+        self.rejected += sum(outcome.rejected.values())
+        elapsed = max(time.perf_counter() - self.started, 1e-9)
+        rate = f"{self.records / elapsed:,.0f} rec/s, {self.bytes / elapsed / 1e6:.1f} MB/s"
+        if self.bar is not None:
+            self.bar.update(outcome.size)
+            self.bar.set_postfix_str(f"{rate}, rejected {self.rejected:,}")
+        else:
+            log.info(
+                "documents: %d/%d files, %s records, %s rejected (%s)",
+                self.done,
+                self.files,
+                f"{self.records:,}",
+                f"{self.rejected:,}",
+                rate,
+            )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def ingest_documents(
+    inputs: Iterable[Path],
+    crawl: str,
+    lake: Path,
+    entries: list[ClassifierEntry],
+    workers: int | None = None,
+    keep_text: bool = False,
+) -> list[dict]:
+    """Ingest WARC/WET files into the lake; return the manifest rows of the files processed.
+
+    Files already in the manifest (same SHA-256) are skipped. Raises
+    :class:`DocumentIngestError` for bad arguments; a truncated file is ingested up to its
+    break and reported (logged, and as ``truncated_record`` in its manifest row).
+    """
+    files = list(inputs)
+    if not files:
+        raise DocumentIngestError("no input files")
+    if not crawl or "/" in crawl or "=" in crawl:
+        raise DocumentIngestError(f"not a crawl id: {crawl!r}")
+    for entry in entries:  # fail before any work when a model is missing or mislabelled
+        FastTextScorer(entry).score(["probe"])
+    lake.mkdir(parents=True, exist_ok=True)
+    published = _published(lake)
+    todo = []
+    for path in files:
+        if sha256_of(path) in published:
+            log.info("%s: already in the lake (same checksum), skipped", path)
+        else:
+            todo.append(path)
+    if not todo:
+        return []
+    seen = _published_ids(lake, crawl)
+    progress = _Progress(sum(path.stat().st_size for path in todo), len(todo))
+    rows = []
+    worker_count = max(1, min(workers or os.cpu_count() or 1, len(todo)))
+    with ProcessPoolExecutor(
+        max_workers=worker_count,
+        initializer=_init_worker,
+        initargs=(crawl, str(lake), keep_text, entries),
+    ) as pool:
+        for outcome in pool.map(process_file, todo):  # results come back in input order
+            _drop_duplicates(outcome, seen)
+            rows.append(_publish(outcome, lake, crawl))
+            progress.update(outcome)
+    progress.close()
+    return rows
