@@ -17,20 +17,19 @@ import pyarrow.compute as pc
 from ingest.synth.config import (
     CLASSIFIERS,
     COVERAGE_QUALITY_SPEARMAN,
-    CRAWLS,
     DRIFTED_CRAWL,
     SAMPLE_CRAWL,
     TLDS,
     Scale,
 )
-from ingest.synth.model import ROLE_DANGLING, ROLE_SAMPLE, Hosts, page_scores
+from ingest.synth.model import ROLE_DANGLING, Hosts, page_scores
 
 __all__ = [
     "HOST_INDEX_SCHEMA",
+    "CrawlCountModel",
     "CrawlCounts",
     "PageRows",
     "annotation_table",
-    "crawl_counts",
     "host_index_table",
     "host_strings",
     "record_id_array",
@@ -92,10 +91,9 @@ class CrawlCounts:
     """Known and fetched URLs of every host in one crawl (index = host id)."""
 
     crawl: str
-    known: np.ndarray  # int64: nutch_numRecords
-    fetched: np.ndarray  # int64: nutch_fetched
-    fetch_200: np.ndarray  # int64: archived 200 captures
-    coverage_latent: np.ndarray  # float64: the planted coverage driver (standard normal)
+    known: np.ndarray  # int32: nutch_numRecords
+    fetched: np.ndarray  # int32: nutch_fetched
+    fetch_200: np.ndarray  # int32: archived 200 captures
 
 
 def _standardise(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -103,60 +101,62 @@ def _standardise(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return (values - mean) / sd
 
 
-def crawl_counts(rng: np.random.Generator, hosts: Hosts) -> list[CrawlCounts]:
-    """Known/fetched counts per host for every crawl in ``CRAWLS``.
+class CrawlCountModel:
+    """Known/fetched counts per host, one crawl at a time (so only one crawl is in memory).
 
     The coverage driver of crawl c is ``rho·q + sqrt(1 - rho²)·v``, where q is the host's
     standardised GneissWeb-quality effect and v the centrality/TLD driver made orthogonal to q
     over the crawled graph hosts; ``rho = 2·sin(pi·s/6)`` turns the planted Spearman s into the
     Pearson correlation of a bivariate normal with that Spearman.
     """
-    crawled = (hosts.role != ROLE_DANGLING) & hosts.in_graph
-    count = hosts.count
-    tld_shift = np.array([tld.coverage_shift for tld in TLDS])[hosts.tld_index]
-    quality = _standardise(hosts.effects[:, _QUALITY], crawled)
-    driver = 0.9 * _standardise(hosts.attractiveness, crawled) + tld_shift
-    driver = driver + 0.6 * rng.standard_normal(count)
-    slope = np.polyfit(quality[crawled], driver[crawled], 1)[0]
-    orthogonal = _standardise(driver - slope * quality, crawled)
-    orthogonal = orthogonal - quality * (
-        np.mean(orthogonal[crawled] * quality[crawled]) / np.mean(quality[crawled] ** 2)
-    )
-    orthogonal = _standardise(orthogonal, crawled)
 
-    site_size = np.where(
-        crawled,
-        np.round(np.exp(rng.normal(3.0 + 0.35 * hosts.attractiveness, 1.3))),
-        rng.integers(0, 4, count),
-    ).astype(np.int64)
-    site_size = np.maximum(site_size, 3 * hosts.page_count)
-    result = []
-    for crawl in CRAWLS:
-        target = COVERAGE_QUALITY_SPEARMAN[crawl]
-        rho = 2.0 * math.sin(math.pi * target / 6.0)
-        latent = rho * quality + math.sqrt(1.0 - rho * rho) * orthogonal
+    def __init__(self, rng: np.random.Generator, hosts: Hosts) -> None:
+        self.hosts = hosts
+        crawled = (hosts.role != ROLE_DANGLING) & hosts.in_graph
+        self.crawled = crawled
+        count = hosts.count
+        tld_shift = np.array([tld.coverage_shift for tld in TLDS])[hosts.tld_index]
+        quality = _standardise(hosts.effects[:, _QUALITY], crawled)
+        driver = 0.9 * _standardise(hosts.attractiveness, crawled) + tld_shift
+        driver = driver + 0.6 * rng.standard_normal(count)
+        slope = np.polyfit(quality[crawled], driver[crawled], 1)[0]
+        orthogonal = _standardise(driver - slope * quality, crawled)
+        orthogonal = orthogonal - quality * (
+            np.mean(orthogonal[crawled] * quality[crawled]) / np.mean(quality[crawled] ** 2)
+        )
+        self.quality = quality
+        self.orthogonal = _standardise(orthogonal, crawled)
+        site_size = np.where(
+            crawled,
+            np.round(np.exp(rng.normal(3.0 + 0.35 * hosts.attractiveness, 1.3))),
+            rng.integers(0, 4, count),
+        )
+        self.site_size = np.minimum(np.maximum(site_size, 3 * hosts.page_count), 2**30)
+
+    def for_crawl(self, crawl: str, rng: np.random.Generator) -> CrawlCounts:
+        """The counts of one crawl, drawn from its own random stream."""
+        hosts, crawled, count = self.hosts, self.crawled, self.hosts.count
+        rho = 2.0 * math.sin(math.pi * COVERAGE_QUALITY_SPEARMAN[crawl] / 6.0)
+        latent = rho * self.quality + math.sqrt(1.0 - rho * rho) * self.orthogonal
         coverage = 1.0 / (1.0 + np.exp(-(_COVERAGE_INTERCEPT + _COVERAGE_SLOPE * latent)))
-        known = np.where(
-            crawled, np.maximum(1, np.round(site_size * np.exp(rng.normal(0, 0.15, count)))), 0
-        ).astype(np.int64)
-        known = np.where(crawled, known, site_size)
-        fetched = np.where(crawled, np.round(known * coverage), 0).astype(np.int64)
+        jitter = np.exp(rng.normal(0, 0.15, count))
+        known = np.where(crawled, np.maximum(1, np.round(self.site_size * jitter)), self.site_size)
+        fetched = np.where(crawled, np.round(known * coverage), 0)
         skipped = crawled & (rng.random(count) < 0.08)  # crawled in other crawls, not this one
         if crawl == SAMPLE_CRAWL:
-            skipped &= hosts.role != ROLE_SAMPLE
             skipped &= hosts.page_count == 0
         fetched[skipped] = 0
-        archived_share = rng.beta(18.0, 2.0, count)
-        fetch_200 = np.round(fetched * archived_share).astype(np.int64)
+        fetch_200 = np.round(fetched * rng.beta(18.0, 2.0, count))
         if crawl == SAMPLE_CRAWL:
             fetch_200 = np.maximum(fetch_200, hosts.page_count)
-            fetched = np.maximum(fetched, np.ceil(fetch_200 / 0.95).astype(np.int64))
+            fetched = np.maximum(fetched, np.ceil(fetch_200 / 0.95))
             known = np.maximum(known, fetched)
         # Real host-index rows sometimes report more fetched than known URLs.
         quirk = crawled & (rng.random(count) < 0.005) & (fetched > 0)
         fetched[quirk] = known[quirk] + rng.integers(1, 6, int(quirk.sum()))
-        result.append(CrawlCounts(crawl, known, fetched, fetch_200, latent))
-    return result
+        return CrawlCounts(
+            crawl, known.astype(np.int32), fetched.astype(np.int32), fetch_200.astype(np.int32)
+        )
 
 
 def _pct(part: np.ndarray, whole: np.ndarray) -> np.ndarray:
@@ -216,40 +216,45 @@ def host_index_table(
     fetched = counts.fetched[rows]
     fetch_200 = counts.fetch_200[rows]
     english = hosts.is_english[rows]
-    lote = np.round(fetch_200 * np.where(english, 0.03, 0.95)).astype(np.int64)
-    gone = np.round(0.06 * known).astype(np.int64)
-    not_modified = np.round(0.1 * fetched).astype(np.int64)
-    redir_perm = np.round(0.03 * known).astype(np.int64)
-    redir_temp = np.round(0.02 * known).astype(np.int64)
-    unfetched = np.maximum(known - fetched - gone, 0)
-    has_fetch = fetch_200 > 0
-    record_length = np.where(has_fetch, np.exp(rng.normal(9.6, 0.4, n)), 0)
+
+    def share(values: np.ndarray, factor: float | np.ndarray) -> np.ndarray:
+        return np.round(values * factor).astype(np.int32)
+
+    lote = share(fetch_200, np.where(english, 0.03, 0.95))
+    gone = share(known, 0.06)
+    record_length = np.where(fetch_200 > 0, np.exp(rng.normal(9.6, 0.4, n)), 0)
     columns: dict[str, np.ndarray | pa.Array] = {
         **_graph_strings(hosts),
         "hcrank10": _rank10(harmonic[rows]),
         "prank10": _rank10(pagerank[rows]),
         "prank": pagerank[rows],
         "hcrank": harmonic[rows].astype(np.float64),
-        "warc_record_length_av": np.round(record_length),
-        "warc_record_length_median": np.round(record_length * 0.9),
+        "warc_record_length_av": np.round(record_length).astype(np.int32),
+        "warc_record_length_median": np.round(record_length * 0.9).astype(np.int32),
         "fetch_200": fetch_200,
         "fetch_200_lote": lote,
         "fetch_200_lote_pct": _pct(lote, fetch_200),
     }
-    small_counts = rng.poisson(np.maximum(fetched, 0)[:, None] * 0.01, (n, len(_FETCH_COLUMNS)))
-    for index, name in enumerate(_FETCH_COLUMNS):
-        columns[name] = small_counts[:, index]
+    rate = fetched * 0.01
+    for name in _FETCH_COLUMNS:
+        columns[name] = rng.poisson(rate).astype(np.int32)
     columns["nutch_numRecords"] = known
-    for name, values in zip(
-        _NUTCH_PCT, (fetched, unfetched, gone, not_modified, redir_perm, redir_temp), strict=True
-    ):
-        columns[f"nutch_{name}"] = values
-        columns[f"nutch_{name}_pct"] = _pct(values, known)
-    robots = (known > 0).astype(np.int64)
+    nutch = {
+        "fetched": fetched,
+        "gone": gone,
+        "unfetched": np.maximum(known - fetched - gone, 0).astype(np.int32),
+        "notModified": share(fetched, 0.1),
+        "redirPerm": share(known, 0.03),
+        "redirTemp": share(known, 0.02),
+    }
+    for name in _NUTCH_PCT:
+        columns[f"nutch_{name}"] = nutch[name]
+        columns[f"nutch_{name}_pct"] = _pct(nutch[name], known)
+    zeros = np.zeros(n, dtype=np.int32)
     for name in _ROBOTS:
-        columns[name] = robots if name == "robots_200" else np.zeros(n, dtype=np.int64)
+        columns[name] = (known > 0).astype(np.int32) if name == "robots_200" else zeros
     table = pa.Table.from_arrays(
-        [pa.array(columns[field.name], field.type) for field in HOST_INDEX_SCHEMA],
+        [pa.array(columns.pop(field.name), field.type) for field in HOST_INDEX_SCHEMA],
         schema=HOST_INDEX_SCHEMA,
     )
     if counts.crawl == DRIFTED_CRAWL:

@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 
 from ingest import schemas
 from ingest.synth import corpus, crawls, warcfiles, webgraph
-from ingest.synth.config import CLASSIFIERS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
+from ingest.synth.config import CLASSIFIERS, CRAWLS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
 from ingest.synth.model import (
     ROLE_DANGLING,
     Documents,
@@ -44,7 +44,7 @@ from ingest.synth.model import (
     draw_hosts,
     variance_splits,
 )
-from ingest.synth.truth import build_truth
+from ingest.synth.truth import build_truth, coverage_summary
 
 __all__ = ["SynthError", "synthesize"]
 
@@ -78,7 +78,7 @@ class Graph:
 
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
-    names = ("hosts", "documents", "graph", "crawls", "host_index", "annotations", "warc", "corpus")
+    names = ("hosts", "documents", "graph", "crawls", "warc", "corpus")
     children = np.random.SeedSequence(seed).spawn(len(names))
     return {name: np.random.default_rng(child) for name, child in zip(names, children, strict=True)}
 
@@ -146,30 +146,24 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
     graph = _write_graph(root / "webgraph", rng["graph"], hosts, scale)
     mark = lap("webgraph", mark)
 
-    counts = crawls.crawl_counts(rng["crawls"], hosts)
-    for crawl_counts in counts:
-        harmonic, pagerank = _crawl_centrality(rng["host_index"], graph, crawl_counts.crawl)
-        table = crawls.host_index_table(rng["host_index"], hosts, crawl_counts, harmonic, pagerank)
-        _write_parquet(
-            table, root / "host-index" / f"crawl={crawl_counts.crawl}" / "part-00000.parquet"
-        )
-    mark = lap("host_index", mark)
-
+    # One crawl at a time: its counts, host-index partition and annotations, then its summary.
     pages, fetched_at = _sample_pages(rng["warc"], hosts, documents)
-    annotated: dict[str, int] = {}
-    for crawl_counts in counts:
-        table, per_host = crawls.annotation_table(
-            rng["annotations"],
-            hosts,
-            crawl_counts,
-            splits,
-            scale,
-            pages if crawl_counts.crawl == SAMPLE_CRAWL else None,
-        )
-        annotated[crawl_counts.crawl] = int(per_host.sum())
-        path = root / "gneissweb-annotations" / f"crawl={crawl_counts.crawl}" / "part-00000.parquet"
+    count_model = crawls.CrawlCountModel(rng["crawls"], hosts)
+    crawl_streams = rng["crawls"].spawn(len(CRAWLS))
+    coverage = []
+    for crawl, crawl_rng in zip(CRAWLS, crawl_streams, strict=True):
+        counts = count_model.for_crawl(crawl, crawl_rng)
+        harmonic, pagerank = _crawl_centrality(crawl_rng, graph, crawl)
+        table = crawls.host_index_table(crawl_rng, hosts, counts, harmonic, pagerank)
+        _write_parquet(table, root / "host-index" / f"crawl={crawl}" / "part-00000.parquet")
+        del table
+        sample = pages if crawl == SAMPLE_CRAWL else None
+        table, per_host = crawls.annotation_table(crawl_rng, hosts, counts, splits, scale, sample)
+        path = root / "gneissweb-annotations" / f"crawl={crawl}" / "part-00000.parquet"
         _write_parquet(table, path)
-    mark = lap("annotations", mark)
+        del table
+        coverage.append(coverage_summary(hosts, counts, graph.harmonic[0], int(per_host.sum())))
+    mark = lap("host_index_and_annotations", mark)
 
     # The WARC files and the training corpus are independent: one process pool writes them all.
     workers = max(1, min(os.cpu_count() or 1, scale.warc_files + 1))
@@ -202,8 +196,7 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
         documents=documents,
         splits=splits,
         graph=graph,
-        counts=counts,
-        annotated=annotated,
+        coverage=coverage,
         warc=warc_summary,
         training=training,
     ), timings

@@ -31,7 +31,7 @@ from ingest.synth.model import (
     icc1_anova,
 )
 
-__all__ = ["build_truth"]
+__all__ = ["build_truth", "coverage_summary"]
 
 _QUALITY = next(i for i, spec in enumerate(CLASSIFIERS) if spec.name == "gneissweb_quality_demo")
 
@@ -42,6 +42,29 @@ def _rho(x: np.ndarray, y: np.ndarray) -> float | None:
     return round(float(spearmanr(x, y).statistic), 4)
 
 
+def coverage_summary(hosts: Hosts, counts: Any, harmonic: np.ndarray, annotated_pages: int) -> dict:
+    """One crawl's planted and realised coverage figures (computed while its counts exist)."""
+    crawled = (hosts.role != ROLE_DANGLING) & hosts.in_graph
+    universe = crawled & (counts.known > 0) & (counts.fetch_200 > 0)
+    ratio = np.minimum(counts.fetched / np.maximum(counts.known, 1), 1.0)
+    known = counts.known[hosts.in_graph].astype(np.int64)
+    fetched = counts.fetched[hosts.in_graph].astype(np.int64)
+    return {
+        "crawl": counts.crawl,
+        "planted_spearman_coverage_vs_quality": COVERAGE_QUALITY_SPEARMAN[counts.crawl],
+        "realised_spearman_coverage_vs_latent_quality": _rho(
+            ratio[universe], hosts.effects[universe, _QUALITY]
+        ),
+        "spearman_coverage_vs_harmonic": _rho(ratio[universe], harmonic[universe]),
+        "hosts_with_fetches": int(universe.sum()),
+        "coverage_median": round(float(np.median(ratio[universe])), 4),
+        "known_url_count": int(known.sum()),
+        "fetched_url_count": int(fetched.sum()),
+        "hosts_with_more_fetched_than_known": int((fetched > known).sum()),
+        "annotated_page_count": annotated_pages,
+    }
+
+
 def build_truth(
     *,
     seed: int,
@@ -50,8 +73,7 @@ def build_truth(
     documents: Documents,
     splits: dict[str, float],
     graph: Any,
-    counts: list[Any],
-    annotated: dict[str, int],
+    coverage: list[dict],
     warc: dict,
     training: dict,
 ) -> dict:
@@ -97,34 +119,6 @@ def build_truth(
             },
         }
         classifiers.append(entry)
-
-    crawled = (hosts.role != ROLE_DANGLING) & hosts.in_graph
-    coverage = []
-    for crawl_counts in counts:
-        universe = crawled & (crawl_counts.known > 0) & (crawl_counts.fetch_200 > 0)
-        ratio = np.minimum(crawl_counts.fetched / np.maximum(crawl_counts.known, 1), 1.0)
-        coverage.append(
-            {
-                "crawl": crawl_counts.crawl,
-                "planted_spearman_coverage_vs_quality": COVERAGE_QUALITY_SPEARMAN[
-                    crawl_counts.crawl
-                ],
-                "realised_spearman_coverage_vs_latent_quality": _rho(
-                    ratio[universe], hosts.effects[universe, _QUALITY]
-                ),
-                "spearman_coverage_vs_harmonic": _rho(ratio[universe], graph.harmonic[0][universe]),
-                "hosts_with_fetches": int(universe.sum()),
-                "coverage_median": round(float(np.median(ratio[universe])), 4),
-                "known_url_count": int(crawl_counts.known[hosts.in_graph].sum()),
-                "fetched_url_count": int(crawl_counts.fetched[hosts.in_graph].sum()),
-                "hosts_with_more_fetched_than_known": int(
-                    (
-                        crawl_counts.fetched[hosts.in_graph] > crawl_counts.known[hosts.in_graph]
-                    ).sum()
-                ),
-                "annotated_page_count": annotated.get(crawl_counts.crawl, 0),
-            }
-        )
 
     graph_hosts = hosts.in_graph
     both = graph.in_release[0] & graph.in_release[1]
