@@ -16,7 +16,7 @@ export PYTHONHASHSEED := 0
 # The tiny crawl that `make test` builds lives apart from the demo's data.
 TEST_HOME := $(CURDIR)/build/test-home
 
-.PHONY: demo test venv lint pytest synth-demo build dbt-test-build clean
+.PHONY: demo test venv lint pytest synth-demo ingest build dbt-test-build clean
 
 venv: $(VENV)/.installed
 
@@ -26,10 +26,16 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet --no-deps -r requirements.txt
 	touch $@
 
-demo: venv synth-demo build
+demo: venv synth-demo ingest build
 
 synth-demo:
 	$(PY) -m ingest synth --out $(HOSTAWARE_HOME)/raw --seed $(SEED) --scale demo --force
+
+# Train the demo classifiers and ingest the WARC sample into the lake ($HOSTAWARE_HOME/lake).
+ingest: venv
+	$(PY) -m ingest train-demo-classifiers --raw $(HOSTAWARE_HOME)/raw
+	$(PY) -m ingest documents --crawl CC-MAIN-2024-10 \
+		--warc "$(HOSTAWARE_HOME)/raw/warc/CC-MAIN-2024-10/*.warc.gz"
 
 build: venv
 	$(DBT) build --quiet --target dev
@@ -45,9 +51,10 @@ pytest: venv
 	$(PY) -m pytest -q
 
 dbt-test-build: venv
-	$(PY) -m ingest synth --out $(TEST_HOME)/raw --seed $(SEED) --scale tiny --force
-	HOSTAWARE_HOME=$(TEST_HOME) WAREHOUSE_PATH=$(TEST_HOME)/warehouse.duckdb \
-		$(DBT) build --quiet --target dev
+	rm -rf $(TEST_HOME)
+	$(PY) -m ingest synth --out $(TEST_HOME)/raw --seed $(SEED) --scale tiny
+	$(MAKE) --no-print-directory ingest build HOSTAWARE_HOME=$(TEST_HOME) \
+		WAREHOUSE_PATH=$(TEST_HOME)/warehouse.duckdb
 
 clean:
 	rm -rf build target logs

@@ -18,6 +18,7 @@ interrupted run leaves no half-written crawl.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -184,7 +185,7 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
             )
             warc_summary = warcfiles.summarise(list(pool.map(warcfiles.write_warc_job, jobs)))
         else:
-            warc_summary = _write_lake_documents(lake, hosts, documents, pages, fetched_at)
+            warc_summary = _write_lake_documents(lake, seed, hosts, documents, pages, fetched_at)
         training = training_future.result() if training_future else {}
     corpus.write_registry(root / "classifier_registry.csv")
     lap("warc_and_training_corpus" if scale.warc_files else "lake_and_training_corpus", mark)
@@ -347,12 +348,21 @@ def _warc_jobs(
 
 def _write_lake_documents(
     lake: Path,
+    seed: int,
     hosts: Hosts,
     documents: Documents,
     pages: crawls.PageRows,
     fetched_at: np.ndarray,
 ) -> dict:
-    """Paper scale: the classified sample as lake tables (schemas.DOCUMENTS / DOCUMENT_SCORES)."""
+    """Paper scale: the classified sample as lake tables (schemas.DOCUMENTS / DOCUMENT_SCORES).
+
+    The parts are named, and committed by a manifest row, as ``ingest documents`` does for one
+    input file; the "file" is the generator itself (``synth://paper?seed=N``).
+    """
+    started = datetime.now(UTC)
+    source = f"synth://paper?seed={seed}"
+    sha256 = hashlib.sha256(source.encode()).hexdigest()
+    key = sha256[:20]
     partition = f"crawl={SAMPLE_CRAWL}"
     count = documents.count
     host = documents.host_id
@@ -361,14 +371,14 @@ def _write_lake_documents(
         {
             "doc_id": pages.record_id,
             "url": pages.url,
-            "surt_host_name": pa.array(hosts.surt_host_name[host], pa.string()),
+            "surt_host_name": crawls.host_strings(hosts)[1].take(pa.array(host)),
             "url_host_registered_domain": pa.array(hosts.registered_domain[host], pa.string()),
             "url_host_tld": pa.array(hosts.suffix[host], pa.string()),
-            "warc_file": pa.array(["synthetic-paper-scale"] * count, pa.string()),
+            "warc_file": pa.repeat(pa.scalar(source), count),
             "warc_record_offset": pa.array(np.zeros(count, dtype=np.int64)),
             "language": pa.array(documents.language, pa.string()),
             "language_score": pa.array(np.round(rng.uniform(0.7, 1.0, count), 4)),
-            "language_source": pa.array(["synthetic"] * count, pa.string()),
+            "language_source": pa.repeat(pa.scalar("synthetic"), count),
             "text_length": pa.array(rng.integers(800, 20_000, count).astype(np.int32)),
             "payload_digest": pa.nulls(count, pa.string()),
             "fetched_at": pa.array((_CRAWL_START.timestamp() + fetched_at) * 1e6, pa.float64())
@@ -378,7 +388,9 @@ def _write_lake_documents(
         },
         schema=schemas.DOCUMENTS,
     )
-    _write_parquet(docs, lake / "documents" / partition / "part-synth-00000.parquet")
+    outputs = [f"documents/{partition}/part-{key}.parquet"]
+    _write_parquet(docs, lake / outputs[0])
+    del docs
     scores = pa.table(
         {
             "doc_id": pages.record_id.take(pa.array(np.repeat(np.arange(count), len(CLASSIFIERS)))),
@@ -390,7 +402,26 @@ def _write_lake_documents(
         },
         schema=schemas.DOCUMENT_SCORES,
     )
-    _write_parquet(scores, lake / "document_scores" / partition / "part-synth-00000.parquet")
+    outputs.append(f"document_scores/{partition}/part-{key}.parquet")
+    _write_parquet(scores, lake / outputs[1])
+    manifest = {
+        "source_file": source,
+        "source_size_bytes": 0,
+        "source_sha256": sha256,
+        "lake_table": "documents",
+        "crawl": SAMPLE_CRAWL,
+        "records_read": count,
+        "records_written": count,
+        "records_rejected": 0,
+        "rejected_by_reason": [],
+        "output_files": outputs,
+        "started_at": started,
+        "finished_at": datetime.now(UTC),
+    }
+    _write_parquet(
+        pa.Table.from_pylist([manifest], schema=schemas.MANIFEST),
+        lake / "_manifest" / "documents" / f"{key}.parquet",
+    )
     return {"lake": str(lake), "documents": count, "document_scores": count * len(CLASSIFIERS)}
 
 
