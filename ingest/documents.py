@@ -181,7 +181,6 @@ def process_file(path: Path) -> FileOutcome:
             outcome.rejected["truncated_record"] += 1
             outcome.read += 1
             outcome.broke_at = item.message
-            log.warning("%s: %s", path, item.message)
             break
         outcome.read += 1
         if isinstance(item, Rejection):
@@ -289,7 +288,7 @@ def _published(lake: Path) -> dict[str, str]:
     return dict(rows)
 
 
-def _published_ids(lake: Path, crawl: str) -> set[str]:
+def _published_ids(lake: Path) -> set[str]:
     """Record ids already in the lake (only rows of committed files count)."""
     folder = lake / "documents"
     manifest = _manifest_folder(lake)
@@ -371,6 +370,22 @@ def _publish(outcome: FileOutcome, lake: Path, crawl: str) -> dict:
 # ----------------------------------------------------------------------- the command
 
 
+def _remove_leftovers(lake: Path) -> None:
+    """Delete temporary files of an interrupted run (never read: readers glob part-*.parquet).
+
+    One ingest writes to a lake at a time.
+    """
+    patterns = (
+        "documents/*/.part-*.tmp",
+        "document_scores/*/.part-*.tmp",
+        "_manifest/documents/.*.tmp",
+    )
+    for pattern in patterns:
+        for leftover in lake.glob(pattern):
+            log.info("removing %s, left by an interrupted run", leftover)
+            leftover.unlink(missing_ok=True)
+
+
 def expand_inputs(patterns: Sequence[str]) -> list[Path]:
     """Input files from paths and glob patterns, sorted, each once."""
     import glob
@@ -449,6 +464,7 @@ def ingest_documents(
     for entry in entries:  # fail before any work when a model is missing or mislabelled
         FastTextScorer(entry).score(["probe"])
     lake.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(lake)
     published = _published(lake)
     todo = []
     for path in files:
@@ -458,7 +474,7 @@ def ingest_documents(
             todo.append(path)
     if not todo:
         return []
-    seen = _published_ids(lake, crawl)
+    seen = _published_ids(lake)
     progress = _Progress(sum(path.stat().st_size for path in todo), len(todo))
     rows = []
     worker_count = max(1, min(workers or os.cpu_count() or 1, len(todo)))
@@ -470,6 +486,12 @@ def ingest_documents(
         for outcome in pool.map(process_file, todo):  # results come back in input order
             _drop_duplicates(outcome, seen)
             rows.append(_publish(outcome, lake, crawl))
+            if outcome.broke_at:
+                log.warning(
+                    "%s: truncated or corrupt, kept what precedes: %s",
+                    outcome.source,
+                    outcome.broke_at,
+                )
             progress.update(outcome)
     progress.close()
     return rows

@@ -1,0 +1,164 @@
+"""Throughput of `ingest documents` against the limit its parts set, and against a plain loop.
+
+1. Generates demo crawls (several seeds) until there are >= --min-mb of WARC, and trains the six
+   demo classifiers on the first one.
+2. Times each part alone on one core, over all the pages: reading (FastWARC, whole blocks),
+   main-text extraction (resiliparse), language identification where the WARC has no cld2
+   (none here), and scoring with the six classifiers. Their per-page costs add up to the
+   limit of one core; times the cores, to the limit of the machine.
+3. Runs the pipeline (`ingest_documents`, all cores) over all files.
+4. Runs a plain loop as a user would write it (warcio + trafilatura + fastText, one process) on
+   the first --plain-pages pages, and scales its per-page cost.
+
+    .venv/bin/python bench/bench_documents.py --out build/bench-documents
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import time
+from pathlib import Path
+
+from ingest.documents import ingest_documents
+from ingest.quality import FastTextScorer, load_registry
+from ingest.synth.generate import synthesize
+from ingest.train import train_demo_classifiers
+from ingest.warc import Page, read_captures
+
+REPO = Path(__file__).resolve().parents[1]
+CRAWL = "CC-MAIN-2024-10"
+
+
+def prepare(out: Path, min_mb: float) -> tuple[list[Path], list]:
+    files: list[Path] = []
+    seed = 1
+    while sum(f.stat().st_size for f in files) < min_mb * 1e6:
+        root = out / f"crawl-{seed}" / "raw"
+        if not (root / "truth.json").exists():
+            synthesize(root, seed, "demo", force=True)
+        files += sorted((root / "warc" / CRAWL).glob("*.warc.gz"))
+        seed += 1
+    first = out / "crawl-1" / "raw"
+    entries = load_registry(REPO / "seeds" / "classifier_registry.csv", first)
+    if not all(entry.model_path.exists() for entry in entries):
+        train_demo_classifiers(first, entries)
+    return files, entries
+
+
+def time_parts(files: list[Path], entries: list) -> dict:
+    from resiliparse.extract.html2text import extract_plain_text
+    from resiliparse.parse.encoding import bytes_to_str, detect_encoding
+    from resiliparse.parse.html import HTMLTree
+
+    started = time.perf_counter()
+    pages = [item for path in files for item in read_captures(path) if isinstance(item, Page)]
+    read_seconds = time.perf_counter() - started
+
+    started = time.perf_counter()
+    texts = []
+    for page in pages:
+        html = bytes_to_str(page.payload, page.http_charset or detect_encoding(page.payload))
+        texts.append(extract_plain_text(HTMLTree.parse(html), main_content=True))
+    extract_seconds = time.perf_counter() - started
+
+    scorers = [FastTextScorer(entry) for entry in entries]
+    for scorer in scorers:
+        scorer.score(["warm up"])
+    started = time.perf_counter()
+    for scorer in scorers:
+        for start in range(0, len(texts), 256):
+            scorer.score(texts[start : start + 256])
+    score_seconds = time.perf_counter() - started
+    return {
+        "pages": len(pages),
+        "read": read_seconds,
+        "extract": extract_seconds,
+        "score": score_seconds,
+    }
+
+
+def plain_loop(files: list[Path], entries: list, limit: int) -> tuple[int, float, int]:
+    """warcio + trafilatura + fastText, one process: what a user would write first."""
+    import fasttext
+    import trafilatura
+    from warcio.archiveiterator import ArchiveIterator
+
+    models = [fasttext.load_model(str(entry.model_path)) for entry in entries]
+    pages = 0
+    compressed = 0
+    started = time.perf_counter()
+    for path in files:
+        with path.open("rb") as handle:
+            for record in ArchiveIterator(handle):
+                if record.rec_type != "response" or record.http_headers.get_statuscode() != "200":
+                    continue
+                if "html" not in (record.http_headers.get_header("Content-Type") or ""):
+                    continue
+                html = record.content_stream().read().decode("utf-8", "replace")
+                text = trafilatura.extract(html) or ""
+                line = " ".join(text.split())
+                for model in models:
+                    model.predict(line, k=-1)
+                pages += 1
+                if pages >= limit:
+                    compressed += handle.tell()
+                    return pages, time.perf_counter() - started, compressed
+        compressed += path.stat().st_size
+    return pages, time.perf_counter() - started, compressed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("build/bench-documents"))
+    parser.add_argument("--min-mb", type=float, default=200.0)
+    parser.add_argument("--plain-pages", type=int, default=600)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+
+    files, entries = prepare(args.out, args.min_mb)
+    megabytes = sum(f.stat().st_size for f in files) / 1e6
+    print(
+        f"input: {len(files)} WARC files, {megabytes:.0f} MB compressed, {len(entries)} classifiers"
+    )
+
+    parts = time_parts(files, entries)
+    pages = parts["pages"]
+    per_page = {name: parts[name] / pages for name in ("read", "extract", "score")}
+    one_core = 1.0 / sum(per_page.values())
+    limit = one_core * args.workers
+    print(f"{pages:,} HTML pages")
+    for name, seconds in per_page.items():
+        print(
+            f"  {name:<8} alone, one core: {1 / seconds:>9,.0f} pages/s "
+            f"({megabytes / parts[name]:.1f} MB/s)"
+        )
+    print(f"  limit:   {one_core:,.0f} pages/s on one core, {limit:,.0f} pages/s on {args.workers}")
+
+    lake = args.out / "lake"
+    shutil.rmtree(lake, ignore_errors=True)
+    started = time.perf_counter()
+    rows = ingest_documents(files, CRAWL, lake, entries, workers=args.workers)
+    seconds = time.perf_counter() - started
+    written = sum(row["records_written"] for row in rows)
+    pipeline = written / seconds
+    print(
+        f"pipeline ({args.workers} workers): {written:,} pages in {seconds:.1f} s = "
+        f"{pipeline:,.0f} pages/s, {megabytes / seconds:.1f} MB/s"
+    )
+
+    plain_pages, plain_seconds, plain_bytes = plain_loop(files, entries, args.plain_pages)
+    plain = plain_pages / plain_seconds
+    print(
+        f"plain loop (warcio + trafilatura + fastText, 1 process): {plain_pages} pages in "
+        f"{plain_seconds:.1f} s = {plain:,.1f} pages/s, {plain_bytes / 1e6 / plain_seconds:.2f} MB/s"
+    )
+    print(
+        f"pipeline / limit = {pipeline / limit:.2f} (target >= 0.70); "
+        f"pipeline / plain loop = {pipeline / plain:.1f}x (target >= 10x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,277 @@
+"""`python -m ingest documents` end to end: real Common Crawl files, the tiny demo crawl,
+idempotency, duplicates across files, and a run killed with SIGKILL half-way."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+import pytest
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from ingest.documents import ingest_documents
+from ingest.quality import load_registry
+from ingest.train import train_demo_classifiers
+from tests.conftest import REAL_DATA, Crawl
+
+REPO = Path(__file__).resolve().parents[1]
+REGISTRY = REPO / "seeds" / "classifier_registry.csv"
+CRAWL = "CC-MAIN-2024-10"
+
+
+@pytest.fixture(scope="session")
+def trained(tiny_crawl: Crawl):
+    """The tiny crawl with its six demo classifiers trained; returns the registry entries."""
+    entries = load_registry(REGISTRY, tiny_crawl.root)
+    train_demo_classifiers(tiny_crawl.root, entries)
+    return entries
+
+
+@pytest.fixture
+def real_files(tmp_path: Path) -> list[Path]:
+    folder = tmp_path / "real"
+    folder.mkdir()
+    names = [
+        "resiliparse-cc/warcfile.warc.gz",
+        "resiliparse-cc/clipped.warc.gz",
+        "warcio-examples/example.warc.gz",
+        "warcio-examples/example-iana.org-chunked.warc",
+    ]
+    return [Path(shutil.copy(REAL_DATA / name, folder / Path(name).name)) for name in names]
+
+
+def _lake(lake: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect()
+    con.sql(
+        f"create view documents as select * from read_parquet('{lake}/documents/*/part-*.parquet', "
+        "hive_partitioning = true)"
+    )
+    con.sql(
+        "create view document_scores as select * from "
+        f"read_parquet('{lake}/document_scores/*/part-*.parquet', hive_partitioning = true)"
+    )
+    manifest = lake / "_manifest" / "documents"
+    con.sql(f"create view manifest as select * from read_parquet('{manifest}/*.parquet')")
+    return con.sql(sql).fetchall()
+
+
+def test_real_common_crawl_files(trained, real_files, tmp_path: Path, caplog):
+    lake = tmp_path / "lake"
+    with caplog.at_level(logging.WARNING):
+        rows = ingest_documents(real_files, CRAWL, lake, trained, workers=2)
+    by_file = {Path(row["source_file"]).name: row for row in rows}
+    assert by_file["warcfile.warc.gz"]["records_read"] == 16
+    assert by_file["warcfile.warc.gz"]["records_written"] == 16
+    assert by_file["example.warc.gz"]["records_written"] == 1
+    assert dict(by_file["example.warc.gz"]["rejected_by_reason"]) == {"revisit": 1}
+    assert by_file["example-iana.org-chunked.warc"]["records_written"] == 1
+    assert by_file["clipped.warc.gz"]["records_written"] == 0
+    assert dict(by_file["clipped.warc.gz"]["rejected_by_reason"]) == {"truncated_record": 1}
+    assert any("clipped.warc.gz" in r.message and "byte 0" in r.message for r in caplog.records)
+    for row in rows:
+        assert row["records_read"] == row["records_written"] + row["records_rejected"]
+
+    documents = _lake(
+        lake,
+        "select surt_host_name, url_host_registered_domain, url_host_tld, language, "
+        "language_source, warc_file, doc_id from documents",
+    )
+    hosts = Counter(row[0] for row in documents)
+    assert hosts["ch,live-radsport,06"] == 2
+    assert hosts["com,example"] == 1 and hosts["org,iana"] == 1
+    assert len(hosts) == 17
+    by_host = {row[0]: row for row in documents}
+    assert by_host["ch,live-radsport,06"][1:3] == ("live-radsport.ch", "ch")
+    assert by_host["com,psb556,035"][1:3] == ("psb556.com", "com")
+    languages = Counter((row[3], row[4]) for row in documents)
+    assert languages[("zh", "cld2")] == 11
+    assert by_host["com,example"][3:5] == ("en", "fasttext_lid176")
+    assert by_host["org,iana"][3:5] == ("en", "fasttext_lid176")
+    assert len({row[6] for row in documents}) == len(documents) == 18
+    per_doc = _lake(
+        lake,
+        "select count(*), count(distinct classifier), min(score), max(score) "
+        "from document_scores group by doc_id",
+    )
+    assert len(per_doc) == 18
+    assert all(row[0] == row[1] == len(trained) and 0 <= row[2] <= row[3] <= 1 for row in per_doc)
+
+
+def _snapshot(lake: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(lake)): path.read_bytes()
+        for path in sorted(lake.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_rerun_changes_nothing(trained, real_files, tmp_path: Path):
+    lake = tmp_path / "lake"
+    ingest_documents(real_files, CRAWL, lake, trained, workers=1)
+    before = _snapshot(lake)
+    assert ingest_documents(real_files, CRAWL, lake, trained, workers=1) == []
+    assert _snapshot(lake) == before
+
+
+def _warc_with(path: Path, pages: list[tuple[str, str, bytes]]) -> Path:
+    with path.open("wb") as handle:
+        writer = WARCWriter(handle, gzip=True)
+        for record_id, url, html in pages:
+            http = StatusAndHeaders(
+                "200 OK", [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
+            )
+            record = writer.create_warc_record(
+                url,
+                "response",
+                payload=io.BytesIO(html),
+                http_headers=http,
+                warc_headers_dict={"WARC-Record-ID": record_id},
+            )
+            writer.write_record(record)
+    return path
+
+
+def test_same_record_id_in_two_files_is_written_once(trained, real_files, tmp_path: Path):
+    lake = tmp_path / "lake"
+    ingest_documents(real_files[:1], CRAWL, lake, trained, workers=1)
+    (existing,) = _lake(lake, "select doc_id from documents where surt_host_name = 'cn,003338'")
+    html = (
+        b"<html><body><article><p>"
+        + b"An English page about research. " * 30
+        + b"</p></article></body></html>"
+    )
+    again = _warc_with(
+        tmp_path / "again.warc.gz",
+        [
+            (existing[0], "http://003338.cn/copy.html", html),
+            ("<urn:uuid:00000000-0000-4000-8000-000000000001>", "http://new.example.org/", html),
+            ("<urn:uuid:00000000-0000-4000-8000-000000000001>", "http://new.example.org/2", html),
+        ],
+    )
+    (row,) = ingest_documents([again], CRAWL, lake, trained, workers=1)
+    assert row["records_read"] == 3
+    assert row["records_written"] == 1
+    assert dict(row["rejected_by_reason"]) == {"duplicate_record_id": 2}
+    ids = _lake(lake, "select doc_id, count(*) from documents group by all having count(*) > 1")
+    assert ids == []
+    scores = _lake(
+        lake,
+        "select doc_id, classifier, count(*) from document_scores group by all having count(*) > 1",
+    )
+    assert scores == []
+
+
+def test_whole_file_gzip_and_wet_files(trained, tmp_path: Path):
+    whole = tmp_path / "iana.warc.gz"
+    whole.write_bytes(
+        gzip.compress(
+            (REAL_DATA / "warcio-examples" / "example-iana.org-chunked.warc").read_bytes()
+        )
+    )
+    wet = tmp_path / "sample.warc.wet.gz"
+    with wet.open("wb") as handle:
+        writer = WARCWriter(handle, gzip=True)
+        text = ("Das ist ein deutscher Text über Forschung und Wissenschaft. " * 20).encode()
+        record = writer.create_warc_record(
+            "https://beispiel.de/seite",
+            "conversion",
+            payload=io.BytesIO(text),
+            warc_headers_dict={
+                "WARC-Record-ID": "<urn:uuid:00000000-0000-4000-8000-00000000000a>",
+                "WARC-Identified-Content-Language": "deu",
+                "Content-Type": "text/plain",
+            },
+        )
+        writer.write_record(record)
+    lake = tmp_path / "lake"
+    rows = ingest_documents([whole, wet], CRAWL, lake, trained, workers=1)
+    assert [row["records_written"] for row in rows] == [1, 1]
+    documents = dict(_lake(lake, "select surt_host_name, language from documents"))
+    assert documents == {"org,iana": "en", "de,beispiel": "de"}
+
+
+def _run_cli(lake: Path, files: list[Path]) -> subprocess.Popen:
+    env = dict(os.environ, HOSTAWARE_HOME=str(lake.parent))
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ingest",
+            "documents",
+            "--crawl",
+            CRAWL,
+            "--lake",
+            str(lake),
+            "--workers",
+            "1",
+            "--raw",
+            str(files[0].parents[2]),
+            "--warc",
+            *map(str, files),
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def _table(lake: Path, table: str, columns: str) -> list[tuple]:
+    return sorted(
+        duckdb.sql(
+            f"select {columns} from read_parquet('{lake}/{table}/*/part-*.parquet', "
+            "hive_partitioning = true)"
+        ).fetchall()
+    )
+
+
+def test_killed_half_way_then_rerun_equals_one_clean_run(
+    trained, tiny_crawl: Crawl, tmp_path: Path
+):
+    files = sorted((tiny_crawl.root / "warc" / CRAWL).glob("*.warc.gz"))
+    clean = tmp_path / "clean" / "lake"
+    assert _run_cli(clean, files).wait(timeout=600) == 0
+
+    killed = tmp_path / "killed" / "lake"
+    process = _run_cli(killed, files)
+    manifests = killed / "_manifest" / "documents"
+    deadline = time.monotonic() + 300
+    while not any(manifests.glob("*.parquet")) and process.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)  # the whole process group, workers included
+    process.wait()
+    assert len(list(manifests.glob("*.parquet"))) < len(files), "killed before the end"
+    rerun = _run_cli(killed, files)
+    assert rerun.wait(timeout=600) == 0, rerun.stderr.read()
+
+    document_columns = "doc_id, url, surt_host_name, language, text_length, warc_record_offset"
+    assert _table(killed, "documents", document_columns) == _table(
+        clean, "documents", document_columns
+    )
+    assert _table(killed, "document_scores", "doc_id, classifier, score") == _table(
+        clean, "document_scores", "doc_id, classifier, score"
+    )
+    counts = "source_sha256, records_read, records_written, records_rejected"
+    assert sorted(
+        duckdb.sql(
+            f"select {counts} from read_parquet('{killed}/_manifest/documents/*.parquet')"
+        ).fetchall()
+    ) == sorted(
+        duckdb.sql(
+            f"select {counts} from read_parquet('{clean}/_manifest/documents/*.parquet')"
+        ).fetchall()
+    )
+    assert not list(killed.rglob("*.tmp"))
