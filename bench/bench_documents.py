@@ -150,9 +150,10 @@ def main() -> None:
 
     plain_pages, plain_seconds, plain_bytes = plain_loop(files, entries, args.plain_pages)
     plain = plain_pages / plain_seconds
+    plain_mb_per_second = plain_bytes / 1e6 / plain_seconds
     print(
         f"plain loop (warcio + trafilatura + fastText, 1 process): {plain_pages} pages in "
-        f"{plain_seconds:.1f} s = {plain:,.1f} pages/s, {plain_bytes / 1e6 / plain_seconds:.2f} MB/s"
+        f"{plain_seconds:.1f} s = {plain:,.1f} pages/s, {plain_mb_per_second:.2f} MB/s"
     )
     print(
         f"pipeline / limit = {pipeline / limit:.2f} (target >= 0.70); "
