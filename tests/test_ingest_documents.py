@@ -31,10 +31,13 @@ CRAWL = "CC-MAIN-2024-10"
 
 
 @pytest.fixture(scope="session")
-def trained(tiny_crawl: Crawl):
-    """The tiny crawl with its six demo classifiers trained; returns the registry entries."""
-    entries = load_registry(REGISTRY, tiny_crawl.root)
-    train_demo_classifiers(tiny_crawl.root, entries)
+def trained(tiny_crawl: Crawl, tmp_path_factory: pytest.TempPathFactory):
+    """The six demo classifiers trained on the tiny crawl's corpus (in a folder of their own,
+    so the shared crawl stays as synth wrote it); returns the registry entries."""
+    raw = tmp_path_factory.mktemp("trained")
+    shutil.copytree(tiny_crawl.root / "training", raw / "training")
+    entries = load_registry(REGISTRY, raw)
+    train_demo_classifiers(raw, entries)
     return entries
 
 
@@ -201,7 +204,7 @@ def test_whole_file_gzip_and_wet_files(trained, tmp_path: Path):
     assert documents == {"org,iana": "en", "de,beispiel": "de"}
 
 
-def _run_cli(lake: Path, files: list[Path]) -> subprocess.Popen:
+def _run_cli(lake: Path, files: list[Path], raw: Path) -> subprocess.Popen:
     env = dict(os.environ, HOSTAWARE_HOME=str(lake.parent))
     return subprocess.Popen(
         [
@@ -216,7 +219,7 @@ def _run_cli(lake: Path, files: list[Path]) -> subprocess.Popen:
             "--workers",
             "1",
             "--raw",
-            str(files[0].parents[2]),
+            str(raw),
             "--warc",
             *map(str, files),
         ],
@@ -241,11 +244,13 @@ def test_killed_half_way_then_rerun_equals_one_clean_run(
     trained, tiny_crawl: Crawl, tmp_path: Path
 ):
     files = sorted((tiny_crawl.root / "warc" / CRAWL).glob("*.warc.gz"))
+    raw = trained[0].model_path.parents[1]
     clean = tmp_path / "clean" / "lake"
-    assert _run_cli(clean, files).wait(timeout=600) == 0
+    first = _run_cli(clean, files, raw)
+    assert first.wait(timeout=600) == 0, first.stderr.read()
 
     killed = tmp_path / "killed" / "lake"
-    process = _run_cli(killed, files)
+    process = _run_cli(killed, files, raw)
     manifests = killed / "_manifest" / "documents"
     deadline = time.monotonic() + 300
     while not any(manifests.glob("*.parquet")) and process.poll() is None:
@@ -254,7 +259,7 @@ def test_killed_half_way_then_rerun_equals_one_clean_run(
     os.killpg(process.pid, signal.SIGKILL)  # the whole process group, workers included
     process.wait()
     assert len(list(manifests.glob("*.parquet"))) < len(files), "killed before the end"
-    rerun = _run_cli(killed, files)
+    rerun = _run_cli(killed, files, raw)
     assert rerun.wait(timeout=600) == 0, rerun.stderr.read()
 
     document_columns = "doc_id, url, surt_host_name, language, text_length, warc_record_offset"

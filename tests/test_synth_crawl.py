@@ -145,7 +145,7 @@ def test_legacy_charset_pages_decode(tiny_records: list[dict]):
 def test_warc_pages_are_the_annotated_sample(tiny_crawl: Crawl, tiny_records: list[dict]):
     """Each HTML page's record id and URL is a GneissWeb annotation row of the sample crawl."""
     table = pq.read_table(
-        tiny_crawl.root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}" / "part-00000.parquet",
+        tiny_crawl.root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}",
         columns=["id", "url"],
     )
     annotated = dict(zip(table["id"].to_pylist(), table["url"].to_pylist(), strict=True))
@@ -275,9 +275,7 @@ def test_one_host_index_partition_drifts(tiny_crawl: Crawl):
 
 
 def test_annotations_are_fineweb_rows_with_gneissweb_columns(tiny_crawl: Crawl):
-    path = (
-        tiny_crawl.root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}" / "part-00000.parquet"
-    )
+    path = tiny_crawl.root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}"
     table = pq.read_table(path).to_pandas()
     assert {
         "id",
@@ -387,7 +385,7 @@ def test_a_failure_half_way_leaves_nothing(tmp_path: Path, monkeypatch: pytest.M
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(crawls_module, "annotation_table", broken)
+    monkeypatch.setattr(crawls_module, "annotation_parts", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         synthesize(out, SEED, "tiny", force=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["raw"]
@@ -524,7 +522,7 @@ def test_centrality_ordering_gains_little_and_the_oracle_a_lot(demo_crawl: Crawl
     """The paper's RQ2 shape at a 10% budget, on the planted scores of the sample crawl."""
     root = demo_crawl.root
     pages = pq.read_table(
-        root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}" / "part-00000.parquet",
+        root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}",
         columns=["url_surtkey", "dclm_fastText_score", "cosmo_fastText_score", "education_score"],
     ).to_pandas()
     pages["surt_host_name"] = pages["url_surtkey"].str.split(")").str[0]

@@ -70,10 +70,7 @@ def _expected_value(model, text: str, values: dict[str, float]) -> float:
 def test_classifiers_trained_on_the_corpus_recover_true_scores(demo_crawl: Crawl, tmp_path: Path):
     truth = (
         pq.read_table(
-            demo_crawl.root
-            / "gneissweb-annotations"
-            / f"crawl={SAMPLE_CRAWL}"
-            / "part-00000.parquet",
+            demo_crawl.root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}",
             columns=["id", "cosmo_fastText_score", "education_score"],
         )
         .to_pandas()

@@ -8,6 +8,7 @@ slightly negative dependence on host quality whose Spearman correlation is set p
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,8 @@ __all__ = [
     "CrawlCountModel",
     "CrawlCounts",
     "PageRows",
-    "annotation_table",
+    "annotated_pages",
+    "annotation_parts",
     "host_index_table",
     "host_strings",
     "record_id_array",
@@ -378,61 +380,99 @@ def _column(name: str) -> int:
     return next(i for i, spec in enumerate(CLASSIFIERS) if spec.name == name)
 
 
-def annotation_table(
+_PART_ROWS = 2_000_000  # annotation rows per Parquet part (bounds the generator's memory)
+
+
+def annotated_pages(
+    hosts: Hosts, counts: CrawlCounts, scale: Scale, sample: PageRows | None = None
+) -> np.ndarray:
+    """Annotated pages per host id: ``min(fetch_200, cap)``, at least the host's WARC pages."""
+    pages = np.minimum(counts.fetch_200, scale.annotation_page_cap).astype(np.int64)
+    pages[~hosts.in_graph] = 0  # no crawl counts for hosts outside the graph ...
+    if sample is not None:  # ... but their WARC pages are annotated
+        pages = np.maximum(pages, np.bincount(sample.host_id, minlength=hosts.count))
+    return pages
+
+
+def annotation_parts(
     rng: np.random.Generator,
     hosts: Hosts,
     counts: CrawlCounts,
     splits: dict[str, float],
     scale: Scale,
     sample: PageRows | None = None,
-) -> tuple[pa.Table, np.ndarray]:
-    """URL-level GneissWeb-style annotations of one crawl's fetched pages.
+) -> Iterator[pa.Table]:
+    """URL-level GneissWeb-style annotations of one crawl's fetched pages, part by part.
 
-    Each crawled graph host gets ``min(fetch_200, cap)`` annotated pages. In the sample crawl the
-    WARC pages are among them (same record id, URL and true scores, first in the table), so
-    annotations join to the classified documents on ``id``.
+    Each crawled graph host gets ``annotated_pages`` rows. In the sample crawl the WARC pages
+    are among them (same record id, URL and true scores; they make the first part), so
+    annotations join to the classified documents on ``id``. Further parts hold the drawn pages
+    of consecutive host ranges, at most ``_PART_ROWS`` rows each.
 
     Args:
-        rng: the random stream of this crawl.
+        rng: the random stream of this crawl (consumed part by part, in order).
         hosts: all hosts.
         counts: the crawl's counts.
         splits: latent between-host shares per classifier.
         scale: the scale (its ``annotation_page_cap``).
         sample: the WARC sample's pages, for the sample crawl.
-
-    Returns:
-        The table and, per host id, the number of annotated pages.
     """
     given = (
         np.bincount(sample.host_id, minlength=hosts.count)
         if sample is not None
         else np.zeros(hosts.count, dtype=np.int64)
     )
-    pages = np.minimum(counts.fetch_200, scale.annotation_page_cap)
-    pages[~hosts.in_graph] = 0  # no crawl counts for hosts outside the graph ...
-    pages = np.maximum(pages, given)  # ... but their WARC pages are annotated
-    drawn = pages - given
-    host_id = np.repeat(np.arange(hosts.count), drawn)
-    to_english = (rng.random(len(host_id)) < 0.05) & ~hosts.is_english[host_id]
-    language = pc.if_else(
-        pa.array(to_english), "en", host_strings(hosts)[2].take(pa.array(host_id))
-    )
-    non_english = ~(hosts.is_english[host_id] | to_english)
-    scores = page_scores(rng, hosts, host_id, non_english, splits)
-    ids = record_id_array(rng, len(host_id))
-    position = np.arange(len(host_id)) - np.repeat(np.cumsum(drawn) - drawn, drawn) + given[host_id]
-    path = pc.binary_join_element_wise(
-        "/page/", pc.cast(pa.array(position), pa.string()), ".html", ""
-    )
-    urls = pc.binary_join_element_wise(
-        "https://", host_strings(hosts)[0].take(pa.array(host_id)), path, ""
-    )
+    drawn = annotated_pages(hosts, counts, scale, sample) - given
     if sample is not None:
-        host_id = np.concatenate([sample.host_id, host_id])
-        ids = pa.concat_arrays([sample.record_id, ids])
-        urls = pa.concat_arrays([sample.url, urls])
-        scores = np.vstack([sample.true_score, scores])
-        language = pa.concat_arrays([pa.array(sample.language, pa.string()), language])
+        yield _annotation_rows(
+            rng,
+            hosts,
+            counts.crawl,
+            sample.host_id,
+            sample.record_id,
+            sample.url,
+            sample.true_score,
+            pa.array(sample.language, pa.string()),
+        )
+    ends = np.cumsum(drawn)
+    first = 0
+    while first < hosts.count:
+        last = int(np.searchsorted(ends, (ends[first - 1] if first else 0) + _PART_ROWS, "right"))
+        last = max(last, first + 1)
+        part = np.zeros(hosts.count, dtype=np.int64)
+        part[first:last] = drawn[first:last]
+        first = last
+        if not part.any():
+            continue
+        host_id = np.repeat(np.arange(hosts.count), part)
+        to_english = (rng.random(len(host_id)) < 0.05) & ~hosts.is_english[host_id]
+        language = pc.if_else(
+            pa.array(to_english), "en", host_strings(hosts)[2].take(pa.array(host_id))
+        )
+        non_english = ~(hosts.is_english[host_id] | to_english)
+        scores = page_scores(rng, hosts, host_id, non_english, splits)
+        ids = record_id_array(rng, len(host_id))
+        position = np.arange(len(host_id)) - np.repeat(np.cumsum(part) - part, part)
+        path = pc.binary_join_element_wise(
+            "/page/", pc.cast(pa.array(position + given[host_id]), pa.string()), ".html", ""
+        )
+        urls = pc.binary_join_element_wise(
+            "https://", host_strings(hosts)[0].take(pa.array(host_id)), path, ""
+        )
+        yield _annotation_rows(rng, hosts, counts.crawl, host_id, ids, urls, scores, language)
+
+
+def _annotation_rows(
+    rng: np.random.Generator,
+    hosts: Hosts,
+    crawl: str,
+    host_id: np.ndarray,
+    ids: pa.Array,
+    urls: pa.Array,
+    scores: np.ndarray,
+    language: pa.Array,
+) -> pa.Table:
+    """The FineWeb/GneissWeb columns of annotation rows whose pages are given."""
     total = len(host_id)
     quality = scores[:, _column("gneissweb_quality_demo")]
     dclm = scores[:, _column("dclm_demo")]
@@ -444,7 +484,6 @@ def annotation_table(
     tokens_per_char = np.clip(rng.normal(0.25, 0.04, total), 0.05, 0.6)
     tokens = np.round(chars * tokens_per_char).astype(np.int64)
     size_kb = chars * rng.uniform(1.0, 1.3, total) / 1024.0
-    crawl = counts.crawl
     days = pa.array([f"{crawl[8:12]}-03-{d + 1:02d}T12:00:00Z" for d in range(14)])
     segments = pa.array(
         [
@@ -485,11 +524,10 @@ def annotation_table(
         "tokens_per_doc_size": tokens / (size_kb * 1024.0),
         "tokens_per_doc_num_chars": tokens / chars,
     }
-    table = pa.Table.from_arrays(
-        [pa.array(columns[field.name], type=field.type) for field in ANNOTATION_SCHEMA],
+    return pa.Table.from_arrays(
+        [pa.array(columns.pop(field.name), type=field.type) for field in ANNOTATION_SCHEMA],
         schema=ANNOTATION_SCHEMA,
     )
-    return table, pages
 
 
 def _logit(p: np.ndarray) -> np.ndarray:

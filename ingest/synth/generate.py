@@ -159,11 +159,13 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
         _write_parquet(table, root / "host-index" / f"crawl={crawl}" / "part-00000.parquet")
         del table
         sample = pages if crawl == SAMPLE_CRAWL else None
-        table, per_host = crawls.annotation_table(crawl_rng, hosts, counts, splits, scale, sample)
-        path = root / "gneissweb-annotations" / f"crawl={crawl}" / "part-00000.parquet"
-        _write_parquet(table, path)
-        del table
-        coverage.append(coverage_summary(hosts, counts, graph.harmonic[0], int(per_host.sum())))
+        parts = crawls.annotation_parts(crawl_rng, hosts, counts, splits, scale, sample)
+        for index, table in enumerate(parts):
+            path = root / "gneissweb-annotations" / f"crawl={crawl}" / f"part-{index:05d}.parquet"
+            _write_parquet(table, path)
+            del table
+        annotated = int(crawls.annotated_pages(hosts, counts, scale, sample).sum())
+        coverage.append(coverage_summary(hosts, counts, graph.harmonic[0], annotated))
     mark = lap("host_index_and_annotations", mark)
 
     # The WARC files and the training corpus are independent: one process pool writes them all.
