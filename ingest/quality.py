@@ -3,8 +3,9 @@
 A classifier is a row of the ``classifier_registry`` seed (``seeds/classifier_registry.csv``).
 Its score of a document is always in [0, 1] (FORMATS.md §4):
 
-* ``p_positive``: the probability of ``positive_label``, read from all labels (``k=-1``), so a
-  binary model's score does not depend on which label came out on top;
+* ``p_positive``: the probability of ``positive_label`` as fastText reports it, read from all
+  labels (``k=-1``), so a binary model's score does not depend on which label came out on top
+  (DCLM's and Craw4LLM's ``probs[0]`` or ``1 - probs[0]`` agree up to fastText's 1e-5 smoothing);
 * ``expected_value``: the expected value over the labels' values (``label_values``), divided by
   the largest value (FineWeb-Edu's 0-5 gives ``E[label] / 5``).
 """
@@ -186,7 +187,7 @@ class FastTextScorer:
         for row, (row_labels, row_probs) in enumerate(zip(labels, probabilities, strict=True)):
             dense = np.zeros(len(index))
             dense[[index[label] for label in row_labels]] = row_probs
-            scores[row] = float(dense @ self._weights) / max(float(dense.sum()), 1e-12)
+            scores[row] = float(dense @ self._weights)
         return np.clip(scores, 0.0, 1.0)
 
 

@@ -280,3 +280,22 @@ def test_killed_half_way_then_rerun_equals_one_clean_run(
         ).fetchall()
     )
     assert not list(killed.rglob("*.tmp"))
+
+
+def test_pages_in_legacy_charsets_are_decoded(trained, tiny_crawl: Crawl, tmp_path: Path):
+    """windows-1251, Shift_JIS and GB18030 pages (declared in HTTP, in <meta>, or not at all)."""
+    files = sorted((tiny_crawl.root / "warc" / CRAWL).glob("*.warc.gz"))
+    lake = tmp_path / "lake"
+    ingest_documents(files, CRAWL, lake, trained[:1], workers=1, keep_text=True)
+    rows = _lake(lake, "select language, text from documents")
+    scripts = {"ru": ("\u0400", "\u04ff"), "ja": ("\u3040", "\u30ff"), "zh": ("\u4e00", "\u9fff")}
+    checked = Counter()
+    for language, text in rows:
+        assert "\ufffd" not in text
+        if language in scripts:
+            low, high = scripts[language]
+            assert sum(low <= char <= high for char in text) > 0.3 * len(text.replace(" ", ""))
+            checked[language] += 1
+    truth = tiny_crawl.truth["warc"]["html_charsets"]
+    assert any(charset.startswith(("windows-1251", "shift_jis", "gb18030")) for charset in truth)
+    assert all(checked[language] > 0 for language in scripts)
