@@ -21,7 +21,7 @@ import shutil
 import time
 from pathlib import Path
 
-from ingest.documents import ingest_documents
+from ingest.documents import ingest_documents, main_text, score_texts
 from ingest.quality import FastTextScorer, load_registry
 from ingest.synth.generate import synthesize
 from ingest.train import train_demo_classifiers
@@ -48,28 +48,19 @@ def prepare(out: Path, min_mb: float) -> tuple[list[Path], list]:
 
 
 def time_parts(files: list[Path], entries: list) -> dict:
-    from resiliparse.extract.html2text import extract_plain_text
-    from resiliparse.parse.encoding import bytes_to_str, detect_encoding
-    from resiliparse.parse.html import HTMLTree
-
     started = time.perf_counter()
     pages = [item for path in files for item in read_captures(path) if isinstance(item, Page)]
     read_seconds = time.perf_counter() - started
 
     started = time.perf_counter()
-    texts = []
-    for page in pages:
-        html = bytes_to_str(page.payload, page.http_charset or detect_encoding(page.payload))
-        texts.append(extract_plain_text(HTMLTree.parse(html), main_content=True))
+    texts = [main_text(page) for page in pages]
     extract_seconds = time.perf_counter() - started
 
     scorers = [FastTextScorer(entry) for entry in entries]
     for scorer in scorers:
         scorer.score(["warm up"])
     started = time.perf_counter()
-    for scorer in scorers:
-        for start in range(0, len(texts), 256):
-            scorer.score(texts[start : start + 256])
+    score_texts(scorers, texts)
     score_seconds = time.perf_counter() - started
     return {
         "pages": len(pages),

@@ -32,15 +32,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ingest import schemas
 from ingest.hosts import host_from_url, surt_host_name
-from ingest.quality import ClassifierEntry, FastTextScorer, LanguageIdentifier
+from ingest.quality import ClassifierEntry, FastTextScorer, LanguageIdentifier, one_line
 from ingest.warc import Break, Page, Rejection, TextPage, read_captures
 
-__all__ = ["DocumentIngestError", "FileOutcome", "ingest_documents"]
+__all__ = [
+    "DocumentIngestError",
+    "FileOutcome",
+    "ingest_documents",
+    "main_text",
+    "score_texts",
+]
 
 log = logging.getLogger(__name__)
 
@@ -117,18 +124,40 @@ def sha256_of(path: Path) -> str:
 # ----------------------------------------------------------------------- one file
 
 
-def _main_text(page: Page) -> str:
+def main_text(page: Page) -> str:
+    """The page's main text, by resiliparse's main-content extraction.
+
+    The payload is decoded with its HTTP charset or, lacking one, resiliparse's detection
+    (which reads ``<meta>`` and sniffs).
+    """
     from resiliparse.extract.html2text import extract_plain_text
-    from resiliparse.parse.encoding import bytes_to_str, detect_encoding
+    from resiliparse.parse.encoding import detect_encoding
     from resiliparse.parse.html import HTMLTree
 
-    encoding = page.http_charset or detect_encoding(page.payload)
-    try:
-        "".encode(encoding)
-    except LookupError:
-        encoding = detect_encoding(page.payload)
-    html = bytes_to_str(page.payload, encoding)
-    return extract_plain_text(HTMLTree.parse(html), main_content=True)
+    encoding = page.http_charset
+    if encoding:
+        try:
+            b"".decode(encoding)
+        except LookupError:
+            encoding = None
+    tree = HTMLTree.parse_from_bytes(page.payload, encoding or detect_encoding(page.payload))
+    return extract_plain_text(tree, main_content=True)
+
+
+def score_texts(scorers: Sequence[FastTextScorer], texts: Sequence[str]) -> list[np.ndarray]:
+    """Every scorer's scores of the texts, each text made one line once for all of them."""
+    lines = [one_line(text) for text in texts]
+    return [
+        np.concatenate(
+            [
+                scorer.score_lines(lines[start : start + _BATCH])
+                for start in range(0, len(lines), _BATCH)
+            ]
+        )
+        if lines
+        else np.zeros(0)
+        for scorer in scorers
+    ]
 
 
 def _cld2_language(languages: list[tuple[str, float]] | None) -> tuple[str | None, float]:
@@ -194,7 +223,7 @@ def process_file(path: Path) -> FileOutcome:
                 confidence = 1.0 / len(item.languages)
             source = "cc_wet"
         else:
-            text = _main_text(item)
+            text = main_text(item)
             language, confidence = _cld2_language(item.languages_cld2)
             source = "cld2"
         if not text.strip():
@@ -245,9 +274,8 @@ def _write_parts(
     ids: list[str] = []
     classifiers: list[str] = []
     scores: list[float] = []
-    for scorer in context.scorers:
-        for start in range(0, len(texts), _BATCH):
-            scores.extend(scorer.score(texts[start : start + _BATCH]).tolist())
+    for scorer, values in zip(context.scorers, score_texts(context.scorers, texts), strict=True):
+        scores.extend(values.tolist())
         ids.extend(row["doc_id"] for row in rows)
         classifiers.extend([scorer.entry.classifier] * len(rows))
     document_scores = pa.table(

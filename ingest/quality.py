@@ -177,18 +177,20 @@ class FastTextScorer:
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """Score texts (each made one line first); returns one float in [0, 1] per text."""
+        return self.score_lines([one_line(text) for text in texts])
+
+    def score_lines(self, lines: Sequence[str]) -> np.ndarray:
+        """Score texts already made one line by :func:`one_line` (the ingest does it once)."""
         if self._model is None:
             self._load()
-        if not texts:
+        if not lines:
             return np.zeros(0)
         index = {label: i for i, label in enumerate(self._label_order)}
-        labels, probabilities = self._model.predict([one_line(t) for t in texts], k=-1)
-        scores = np.empty(len(texts))
-        for row, (row_labels, row_probs) in enumerate(zip(labels, probabilities, strict=True)):
-            dense = np.zeros(len(index))
-            dense[[index[label] for label in row_labels]] = row_probs
-            scores[row] = float(dense @ self._weights)
-        return np.clip(scores, 0.0, 1.0)
+        labels, probabilities = self._model.predict(list(lines), k=-1)
+        # k=-1 returns every label of every row, most probable first: reorder by label index.
+        positions = np.array([[index[label] for label in row] for row in labels])
+        weights = self._weights[positions]
+        return np.clip((np.vstack(probabilities) * weights).sum(axis=1), 0.0, 1.0)
 
 
 class LanguageIdentifier:
