@@ -74,7 +74,7 @@ class FileOutcome:
     scores_tmp: Path | None = None
     written: int = 0
     broke_at: str | None = None
-    skipped: bool = False
+    doc_ids: list[str] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------- per-process state
@@ -195,12 +195,14 @@ _ISO3_TO_1 = {
 }
 
 
-def process_file(path: Path) -> FileOutcome:
-    """Read, extract, identify and score one file into temporary parts (run in a worker)."""
+def process_file(path: Path, sha: str) -> FileOutcome:
+    """Read, extract, identify and score one file into temporary parts (run in a worker).
+
+    ``sha`` is the file's SHA-256, computed once by the coordinator.
+    """
     context = _CONTEXT
     if context is None:
         raise DocumentIngestError("worker not initialised")
-    sha = sha256_of(path)
     outcome = FileOutcome(path, file_key(sha), path.stat().st_size, sha, datetime.now(UTC))
     rows: list[dict] = []
     texts: list[str] = []
@@ -296,6 +298,7 @@ def _write_parts(
         target.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, target, **_PARQUET)
     outcome.written = documents.num_rows
+    outcome.doc_ids = [row["doc_id"] for row in rows]
 
 
 # ----------------------------------------------------------------------- publishing
@@ -334,8 +337,7 @@ def _published_ids(lake: Path) -> set[str]:
 
 def _drop_duplicates(outcome: FileOutcome, seen: set[str]) -> None:
     """Remove rows whose record id is already published; count them as rejected."""
-    documents = pq.read_table(outcome.documents_tmp)
-    ids = documents.column("doc_id").to_pylist()
+    ids = outcome.doc_ids
     duplicate = [doc_id in seen for doc_id in ids]
     within: set[str] = set()
     for index, doc_id in enumerate(ids):  # the same id twice inside one file
@@ -344,6 +346,7 @@ def _drop_duplicates(outcome: FileOutcome, seen: set[str]) -> None:
         within.add(doc_id)
     count = sum(duplicate)
     if count:
+        documents = pq.read_table(outcome.documents_tmp)
         pq.write_table(
             documents.filter(pa.array([not flag for flag in duplicate])),
             outcome.documents_tmp,
@@ -496,14 +499,15 @@ def ingest_documents(
     published = _published(lake)
     todo = []
     for path in files:
-        if sha256_of(path) in published:
+        sha = sha256_of(path)
+        if sha in published:
             log.info("%s: already in the lake (same checksum), skipped", path)
         else:
-            todo.append(path)
+            todo.append((path, sha))
     if not todo:
         return []
     seen = _published_ids(lake)
-    progress = _Progress(sum(path.stat().st_size for path in todo), len(todo))
+    progress = _Progress(sum(path.stat().st_size for path, _ in todo), len(todo))
     rows = []
     worker_count = max(1, min(workers or os.cpu_count() or 1, len(todo)))
     with ProcessPoolExecutor(
@@ -511,7 +515,8 @@ def ingest_documents(
         initializer=_init_worker,
         initargs=(crawl, str(lake), keep_text, entries),
     ) as pool:
-        for outcome in pool.map(process_file, todo):  # results come back in input order
+        paths, checksums = zip(*todo, strict=True)
+        for outcome in pool.map(process_file, paths, checksums):  # in input order
             _drop_duplicates(outcome, seen)
             rows.append(_publish(outcome, lake, crawl))
             if outcome.broke_at:
