@@ -174,6 +174,8 @@ def read_captures(path: Path) -> Iterator[Page | TextPage | Rejection | Break]:
     undecodable payload), and a :class:`Break` — then stops — where the file is truncated or
     corrupt.
     """
+    if not path.is_file():
+        raise FileNotFoundError(f"no such WARC/WET file: {path}")
     pending: Page | None = None
     last_offset = 0
     try:

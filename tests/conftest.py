@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +12,9 @@ import pytest
 from ingest.synth.generate import synthesize
 
 SEED = 20241010
-REAL_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
+# ../shared beside the project (as CI lays it out), or wherever HOSTAWARE_SHARED points.
+SHARED = Path(os.environ.get("HOSTAWARE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+REAL_DATA = SHARED / "data" / "real"
 
 
 @dataclass(frozen=True)
