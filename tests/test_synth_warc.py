@@ -585,7 +585,8 @@ def test_page_structure_sizes_and_variety() -> None:
             )[0][-300:]
         )
     assert len(skeletons) >= 4  # several layouts
-    assert 8_000 <= float(np.median(sizes)) <= 30_000
+    # As heavy as real pages: Common Crawl's responses run 8-108 KB (../shared/data/real).
+    assert 20_000 <= float(np.median(sizes)) <= 80_000
     # Same inputs, same string; the site template is a function of the host.
     a = render_page(
         title="T", paragraphs=["x y"], lang="en", host="h.com", rng=np.random.default_rng(1)

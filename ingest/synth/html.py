@@ -790,6 +790,12 @@ def _chrome(host: str, lang: str) -> _Chrome:
         "</body>\n</html>\n"
         for banner_id in ("cookie-banner", "cookie-consent", "gdpr-notice")
     )
+    # Real pages carry far more than their article: mega-menus, footer sitemaps, icon sprites
+    # and serialised app state (Common Crawl responses run 8-108 KB). Drawn last, from the same
+    # host-seeded stream, so everything above is unchanged.
+    head_static += _app_state(g)
+    body_top = _svg_sprite(g) + body_top + _mega_menu(g, words, "mega-menu")
+    footer = _mega_menu(g, words, "footer-sitemap") + footer
     return _Chrome(
         meta_style=int(meta_http_equiv),
         site_name=e_name,
@@ -813,6 +819,51 @@ def _chrome(host: str, lang: str) -> _Chrome:
         banners=banners,
         year=year,
     )
+
+
+def _mega_menu(g: np.random.Generator, words: _Words, cls: str) -> str:
+    """A navigation block of 4-8 columns of 6-13 localised links (in ``<nav>``, out of the text)."""
+    columns = int(g.integers(4, 9))
+    out = [f'<nav class="{cls}" aria-label="{escape(words.sitemap)}">\n']
+    for column in range(columns):
+        head = escape(words.menu[column % len(words.menu)])
+        slug = _MENU_SLUGS[column % len(_MENU_SLUGS)]
+        out.append(f'<div class="{cls}-col"><span class="{cls}-head">{head}</span>\n<ul>\n')
+        for link in range(int(g.integers(6, 14))):
+            text = escape(words.menu[(column + link) % len(words.menu)])
+            out.append(
+                f'<li class="{cls}-item"><a href="/{slug}/{link + 1}" data-track="{cls}-{column}-'
+                f'{link}"><span class="label">{text} {link + 1}</span></a></li>\n'
+            )
+        out.append("</ul></div>\n")
+    out.append("</nav>\n")
+    return "".join(out)
+
+
+def _svg_sprite(g: np.random.Generator) -> str:
+    """An inline SVG icon sprite, hidden, as many sites embed (12-23 symbols)."""
+    symbols = []
+    for index in range(int(g.integers(12, 24))):
+        points = g.integers(0, 24, 16).tolist()
+        path = "M" + " L".join(f"{points[i]} {points[i + 1]}" for i in range(0, 16, 2)) + " Z"
+        symbols.append(f'<symbol id="icon-{index}" viewBox="0 0 24 24"><path d="{path}"/></symbol>')
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" style="display:none">'
+        + "".join(symbols)
+        + "</svg>\n"
+    )
+
+
+def _app_state(g: np.random.Generator) -> str:
+    """Serialised front-end state (``__NEXT_DATA__``-style JSON), 100-300 entries."""
+    count = int(g.integers(100, 300))
+    keys = g.integers(0, 1 << 40, count).tolist()
+    values = g.integers(0, 100000, count).tolist()
+    body = ",".join(
+        f'"k{key:x}":{{"id":{value},"v":"{key ^ value:x}","on":{str(value % 2 == 0).lower()}}}'
+        for key, value in zip(keys, values, strict=True)
+    )
+    return f'<script id="__APP_STATE__" type="application/json">{{{body}}}</script>\n'
 
 
 def render_page(
