@@ -5,7 +5,7 @@ Layout under ``--out`` (usually ``$HOSTAWARE_HOME/raw``)::
     warc/CC-MAIN-2024-10/*.warc.gz              WARC sample (tiny, demo)
     webgraph/<release>/<release>-host-{vertices,edges,ranks}.txt.gz
     host-index/crawl=<crawl>/part-00000.parquet six crawls
-    gneissweb-annotations/crawl=<crawl>/part-00000.parquet
+    gneissweb-annotations/crawl=<crawl>/part-*.parquet  (at most 2M rows a part)
     training/labelled_corpus.tsv.gz             labelled corpus for the demo classifiers
     classifier_registry.csv                     the demo classifiers' registry rows
     truth.json                                  every planted parameter and realised summary
