@@ -241,9 +241,10 @@ def _table(lake: Path, table: str, columns: str) -> list[tuple]:
 
 
 def test_killed_half_way_then_rerun_equals_one_clean_run(
-    trained, tiny_crawl: Crawl, tmp_path: Path
+    trained, tiny_crawl: Crawl, real_files: list[Path], tmp_path: Path
 ):
-    files = sorted((tiny_crawl.root / "warc" / CRAWL).glob("*.warc.gz"))
+    # Six files, so that plenty of work is left when the first one is committed.
+    files = sorted((tiny_crawl.root / "warc" / CRAWL).glob("*.warc.gz")) + real_files
     raw = trained[0].model_path.parents[1]
     clean = tmp_path / "clean" / "lake"
     first = _run_cli(clean, files, raw)
