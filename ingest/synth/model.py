@@ -216,16 +216,7 @@ def solve_variance_split(spec: ClassifierSpec, non_english_share: float) -> floa
 
 def icc1_anova(groups: np.ndarray, values: np.ndarray) -> float:
     """One-way ANOVA ICC(1) with the unbalanced n0 correction (SPEC §A2), for truth.json."""
-    _, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
-    k, n_total = len(sizes), len(values)
-    sums = np.bincount(inverse, weights=values)
-    means = sums / sizes
-    grand = values.mean()
-    ssb = float(np.sum(sizes * (means - grand) ** 2))
-    ssw = float(np.sum((values - means[inverse]) ** 2))
-    msb, msw = ssb / (k - 1), ssw / (n_total - k)
-    n0 = (n_total - np.sum(sizes.astype(np.float64) ** 2) / n_total) / (k - 1)
-    return (msb - msw) / (msb + (n0 - 1) * msw)
+    return _GroupedIcc(groups)(values)
 
 
 # --------------------------------------------------------------------------- hosts
