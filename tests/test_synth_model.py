@@ -1,0 +1,62 @@
+"""The generator's own statistics (what truth.json reports) against independent references."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pingouin
+import pytest
+
+from ingest.synth.config import CLASSIFIERS
+from ingest.synth.model import icc1_anova, score_scale_icc, solve_variance_split
+
+
+def test_icc1_equals_pingouin_on_balanced_data():
+    rng = np.random.default_rng(1)
+    hosts, raters = 40, 5
+    values = np.round(rng.normal(size=hosts)[:, None] + rng.normal(size=(hosts, raters)), 1)
+    frame = pd.DataFrame(
+        {
+            "host": np.repeat(np.arange(hosts), raters),
+            "rater": np.tile(np.arange(raters), hosts),
+            "score": values.ravel(),
+        }
+    )
+    reference = pingouin.intraclass_corr(frame, targets="host", raters="rater", ratings="score")
+    icc1 = reference.set_index("Type").loc["ICC(1,1)", "ICC"]  # pingouin 0.7 naming
+    assert icc1_anova(frame["host"].to_numpy(), frame["score"].to_numpy()) == pytest.approx(
+        icc1, abs=1e-9
+    )
+
+
+def test_icc1_equals_the_n0_formula_on_unequal_hosts_with_ties():
+    rng = np.random.default_rng(2)
+    sizes = np.array([1, 2, 2, 3, 7, 50, 400])
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    values = np.round(rng.normal(size=len(sizes))[groups] + rng.normal(size=len(groups)), 0)
+    # ICC::ICCbare: var_a = (MSa - MSw) / ((N - sum n_i^2 / N) / (a - 1)); ICC = var_a/(var_a+MSw)
+    a, n = len(sizes), len(values)
+    means = np.array([values[groups == g].mean() for g in range(a)])
+    msa = sum(sizes * (means - values.mean()) ** 2) / (a - 1)
+    msw = sum(((values[groups == g] - means[g]) ** 2).sum() for g in range(a)) / (n - a)
+    var_a = (msa - msw) / ((n - (sizes**2).sum() / n) / (a - 1))
+    assert icc1_anova(groups, values) == pytest.approx(var_a / (var_a + msw), abs=1e-12)
+
+
+def test_the_variance_split_plants_the_population_icc():
+    spec = CLASSIFIERS[0]
+    share = solve_variance_split(spec, non_english_share=0.45)
+    assert score_scale_icc(spec, share, 0.45) == pytest.approx(spec.icc, abs=1e-9)
+    # Monte Carlo of the same model, a large balanced sample: within sampling error.
+    rng = np.random.default_rng(3)
+    hosts, pages = 20_000, 10
+    shift = spec.non_english_shift * (rng.random(hosts) < 0.45)
+    latent = (
+        spec.mu
+        + shift[:, None]
+        + spec.total_sd * np.sqrt(share) * rng.standard_normal(hosts)[:, None]
+        + spec.total_sd * np.sqrt(1 - share) * rng.standard_normal((hosts, pages))
+    )
+    scores = 1 / (1 + np.exp(-latent))
+    groups = np.repeat(np.arange(hosts), pages)
+    assert icc1_anova(groups, scores.ravel()) == pytest.approx(spec.icc, abs=0.01)
