@@ -24,6 +24,16 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {value}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (``prog: error: message``), exit code 2."""
 
@@ -70,6 +80,35 @@ def _parser() -> argparse.ArgumentParser:
     documents.add_argument("--workers", type=_non_negative, default=0, help="0: all cores")
     documents.add_argument("--keep-text", action="store_true", help="store the main text too")
 
+    graph = commands.add_parser(
+        "graph", help="web-graph ranks (and vertices, edges) of one release -> lake"
+    )
+    graph.add_argument("--release", required=True, help="e.g. cc-main-2024-nov-feb-apr")
+    graph.add_argument("--ranks", type=Path, help="<release>-host-ranks.txt.gz")
+    graph.add_argument("--vertices", nargs="+", metavar="GLOB", help="vertices files")
+    graph.add_argument("--edges", nargs="+", metavar="GLOB", help="edges files")
+    graph.add_argument("--replace", action="store_true", help="replace the release's ranks")
+
+    host_index = commands.add_parser(
+        "host-index", help="Common Crawl host-index Parquet (crawl=<id>/ folders) -> lake"
+    )
+    annotations = commands.add_parser(
+        "annotations", help="GneissWeb/FineWeb page-annotation Parquet -> lake"
+    )
+    for command in (host_index, annotations):
+        command.add_argument(
+            "--path", nargs="+", required=True, metavar="DIR_OR_GLOB", help="files or folders"
+        )
+        command.add_argument("--crawl", help="crawl id when the path has no crawl=<id> folder")
+    for command in (graph, host_index, annotations):
+        command.add_argument("--lake", type=Path, default=home / "lake", help="lake folder")
+        command.add_argument(
+            "--max-reject-rate",
+            type=_share,
+            default=0.001,
+            help="fail a file when more than this share of its records is rejected",
+        )
+
     train = commands.add_parser(
         "train-demo-classifiers", help="train the demo crawl's fastText models from its corpus"
     )
@@ -108,11 +147,66 @@ def main(argv: list[str] | None = None) -> int:
         return _documents(args)
     elif args.command == "train-demo-classifiers":
         return _train(args)
+    else:
+        return _lake_ingest(args)
     return 0
 
 
+def _lake_ingest(args: argparse.Namespace) -> int:
+    """The graph, host-index and annotations commands: run, then print one summary line."""
+    from ingest.lake import LakeError, expand_inputs
+
+    try:
+        if args.command == "graph":
+            from ingest.webgraph import ingest_graph
+
+            rows = ingest_graph(
+                args.release,
+                args.lake,
+                ranks=args.ranks,
+                vertices=expand_inputs(args.vertices) if args.vertices else None,
+                edges=expand_inputs(args.edges) if args.edges else None,
+                max_reject_rate=args.max_reject_rate,
+                replace=args.replace,
+            )
+            what = f"graph {args.release}"
+        else:
+            files = [path for path in expand_inputs(args.path) if path.suffix == ".parquet"]
+            if args.command == "host-index":
+                from ingest.host_index import ingest_host_index as ingest
+            else:
+                from ingest.annotations import ingest_annotations as ingest
+            rows = ingest(files, args.lake, args.crawl, args.max_reject_rate)
+            what = args.command
+    except LakeError as error:
+        print(f"python -m ingest {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    for row in rows:
+        for note in row["schema_drift"] or []:
+            print(f"{what}: schema drift in {row['source_file']}: {note}")
+    _summary(what, rows)
+    return 0
+
+
+def _summary(what: str, rows: list[dict]) -> None:
+    read = sum(row["records_read"] for row in rows)
+    written = sum(row["records_written"] for row in rows)
+    reasons: dict[str, int] = {}
+    for row in rows:
+        for reason, count in row["rejected_by_reason"]:
+            reasons[reason] = reasons.get(reason, 0) + count
+    detail = ", ".join(f"{reason} {count:,}" for reason, count in sorted(reasons.items()))
+    tables = sorted({row["lake_table"] for row in rows})
+    print(
+        f"{what}: {len(rows)} files ingested into {', '.join(tables) or 'nothing new'}, "
+        f"{read:,} records read, {written:,} written, {read - written:,} rejected"
+        + (f" ({detail})" if detail else "")
+    )
+
+
 def _documents(args: argparse.Namespace) -> int:
-    from ingest.documents import DocumentIngestError, expand_inputs, ingest_documents
+    from ingest.documents import ingest_documents
+    from ingest.lake import LakeError, expand_inputs
     from ingest.quality import ClassifierError, load_registry
 
     try:
@@ -121,7 +215,7 @@ def _documents(args: argparse.Namespace) -> int:
         rows = ingest_documents(
             files, args.crawl, args.lake, entries, args.workers or None, args.keep_text
         )
-    except (DocumentIngestError, ClassifierError) as error:
+    except (LakeError, ClassifierError) as error:
         print(f"python -m ingest documents: error: {error}", file=sys.stderr)
         return 2
     read = sum(row["records_read"] for row in rows)

@@ -19,7 +19,6 @@ later copy is counted as rejected (``duplicate_record_id``).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import sys
@@ -38,12 +37,21 @@ import pyarrow.parquet as pq
 
 from ingest import schemas
 from ingest.hosts import host_from_url, surt_host_name
+from ingest.lake import (
+    LakeError,
+    expand_inputs,
+    file_key,
+    remove_leftovers,
+    sha256_of,
+    write_schema_files,
+)
 from ingest.quality import ClassifierEntry, FastTextScorer, LanguageIdentifier, one_line
 from ingest.warc import Break, Page, Rejection, TextPage, read_captures
 
 __all__ = [
     "DocumentIngestError",
     "FileOutcome",
+    "expand_inputs",
     "ingest_documents",
     "main_text",
     "score_texts",
@@ -55,7 +63,7 @@ _BATCH = 256
 _PARQUET = {"compression": "zstd"}
 
 
-class DocumentIngestError(RuntimeError):
+class DocumentIngestError(LakeError):
     """An ingest that cannot start or finish (bad arguments, missing files, bad models)."""
 
 
@@ -105,20 +113,6 @@ def _init_worker(crawl: str, lake: str, keep_text: bool, entries: list[Classifie
         language_id=LanguageIdentifier(),
         extractor=tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None),
     )
-
-
-def file_key(sha256: str) -> str:
-    """The stable name part of an input file's lake outputs."""
-    return sha256[:20]
-
-
-def sha256_of(path: Path) -> str:
-    """SHA-256 of a file, streamed."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 22):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 # ----------------------------------------------------------------------- one file
@@ -401,37 +395,6 @@ def _publish(outcome: FileOutcome, lake: Path, crawl: str) -> dict:
 # ----------------------------------------------------------------------- the command
 
 
-def _remove_leftovers(lake: Path) -> None:
-    """Delete temporary files of an interrupted run (never read: readers glob part-*.parquet).
-
-    One ingest writes to a lake at a time.
-    """
-    patterns = (
-        "documents/*/.part-*.tmp",
-        "document_scores/*/.part-*.tmp",
-        "_manifest/documents/.*.tmp",
-    )
-    for pattern in patterns:
-        for leftover in lake.glob(pattern):
-            log.info("removing %s, left by an interrupted run", leftover)
-            leftover.unlink(missing_ok=True)
-
-
-def expand_inputs(patterns: Sequence[str]) -> list[Path]:
-    """Input files from paths and glob patterns, sorted, each once."""
-    import glob
-
-    found: set[Path] = set()
-    for pattern in patterns:
-        matches = glob.glob(pattern, recursive=True)
-        if not matches and Path(pattern).is_file():
-            matches = [pattern]
-        if not matches:
-            raise DocumentIngestError(f"no input file matches {pattern!r}")
-        found.update(Path(match) for match in matches if Path(match).is_file())
-    return sorted(found)
-
-
 class _Progress:
     """A tqdm bar on a terminal; otherwise a log line per finished file."""
 
@@ -495,7 +458,8 @@ def ingest_documents(
     for entry in entries:  # fail before any work when a model is missing or mislabelled
         FastTextScorer(entry).score(["probe"])
     lake.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(lake)
+    remove_leftovers(lake, ["documents", "document_scores"])
+    write_schema_files(lake)
     published = _published(lake)
     todo = []
     for path in files:

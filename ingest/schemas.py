@@ -1,8 +1,10 @@
 """Explicit Arrow schemas of every table the ingest lands in the lake (DESIGN.md, "data contract").
 
-Each lake table lives at ``$HOSTAWARE_HOME/lake/<table>/crawl=<id>/part-*.parquet``. The crawl is a
-Hive partition: it is in the folder name, not in the files, so readers use
-``hive_partitioning = true``. Nothing is ever written with an inferred schema.
+Each lake table lives at ``$HOSTAWARE_HOME/lake/<table>/<partition>=<value>/part-*.parquet``,
+partitioned by ``crawl`` or, for the web graph, by ``release``. The partition is in the folder
+name, not in the files, so readers use ``hive_partitioning = true``. Nothing is ever written with
+an inferred schema. Column names are lower snake case; where a source spells a column otherwise
+(``nutch_numRecords``), the reader maps it (``ingest.host_index``, ``ingest.annotations``).
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import pyarrow as pa
 __all__ = [
     "DOCUMENTS",
     "DOCUMENT_SCORES",
+    "HOST_EDGES",
+    "HOST_INDEX",
+    "HOST_RANKS",
+    "HOST_VERTICES",
     "MANIFEST",
-    "PARTITION_COLUMN",
+    "PAGE_ANNOTATIONS",
     "TABLES",
 ]
-
-PARTITION_COLUMN = "crawl"
 
 # One row per HTML page kept from a WARC file (the classified-sample regime).
 DOCUMENTS = pa.schema(
@@ -55,18 +59,110 @@ MANIFEST = pa.schema(
         pa.field("source_size_bytes", pa.int64(), nullable=False),
         pa.field("source_sha256", pa.string(), nullable=False),
         pa.field("lake_table", pa.string(), nullable=False),
-        pa.field("crawl", pa.string()),
+        pa.field("part_key", pa.string()),  # the <key> of its part-<key>.parquet files
+        pa.field("crawl", pa.string()),  # the crawl partition written, for crawl tables
+        pa.field("release", pa.string()),  # the graph release, for web-graph tables
         pa.field("records_read", pa.int64(), nullable=False),
         pa.field("records_written", pa.int64(), nullable=False),
         pa.field("records_rejected", pa.int64(), nullable=False),
         pa.field("rejected_by_reason", pa.map_(pa.string(), pa.int64())),
+        pa.field("rejected_examples", pa.list_(pa.string())),  # "file:line: reason: text"
+        pa.field("schema_drift", pa.list_(pa.string())),  # how the input's schema differed
         pa.field("output_files", pa.list_(pa.string())),
         pa.field("started_at", pa.timestamp("us", tz="UTC")),
         pa.field("finished_at", pa.timestamp("us", tz="UTC")),
     ]
 )
 
-TABLES: dict[str, pa.Schema] = {
-    "documents": DOCUMENTS,
-    "document_scores": DOCUMENT_SCORES,
+# ----------------------------------------------------------------------- web graph (release=)
+
+# One row per host of a host-graph release: its ranks (FORMATS.md §1.4), 1-based positions.
+HOST_RANKS = pa.schema(
+    [
+        pa.field("surt_host_name", pa.string(), nullable=False),  # com.example -> com,example
+        pa.field("hc_pos", pa.int64()),  # harmonic-centrality position, 1 = most central
+        pa.field("hc_val", pa.float64()),  # harmonic centrality (HyperBall, a Java float)
+        pa.field("pr_pos", pa.int64()),  # PageRank position
+        pa.field("pr_val", pa.float64()),  # PageRank (a Java double)
+    ]
+)
+
+# One row per vertex of a host-graph release (FORMATS.md §1.2); ids are 0-based.
+HOST_VERTICES = pa.schema(
+    [
+        pa.field("vertex_id", pa.int64(), nullable=False),
+        pa.field("surt_host_name", pa.string(), nullable=False),
+    ]
+)
+
+# One row per edge of a host-graph release (FORMATS.md §1.3), by vertex id.
+HOST_EDGES = pa.schema(
+    [
+        pa.field("from_vertex_id", pa.int64(), nullable=False),
+        pa.field("to_vertex_id", pa.int64(), nullable=False),
+    ]
+)
+
+# ----------------------------------------------------------------------- crawls (crawl=)
+
+# One row per host per crawl from Common Crawl's host index (FORMATS.md §2.2): the columns the
+# analyses use. Counts are int64 whatever the partition stored (int32 or int64).
+HOST_INDEX = pa.schema(
+    [
+        pa.field("surt_host_name", pa.string(), nullable=False),
+        pa.field("url_host_registered_domain", pa.string()),
+        pa.field("url_host_tld", pa.string()),
+        pa.field("hcrank", pa.float64()),  # raw harmonic centrality of the graph
+        pa.field("prank", pa.float64()),  # raw PageRank
+        pa.field("hcrank10", pa.float64()),  # harmonic centrality on a 0-10 scale
+        pa.field("prank10", pa.float64()),  # PageRank on a 0-10 scale
+        pa.field("fetch_200", pa.int64()),  # 2xx captures archived
+        pa.field("fetch_200_lote", pa.int64()),  # ... whose language is not English
+        pa.field("fetch_200_lote_pct", pa.int64()),  # 0-100, as the index stores it
+        pa.field("nutch_num_records", pa.int64()),  # known URLs (nutch_numRecords)
+        pa.field("nutch_fetched", pa.int64()),  # URLs fetched
+        pa.field("nutch_unfetched", pa.int64()),
+        pa.field("nutch_gone", pa.int64()),
+        pa.field("nutch_redir_temp", pa.int64()),
+        pa.field("nutch_redir_perm", pa.int64()),
+        pa.field("nutch_not_modified", pa.int64()),
+    ]
+)
+
+# One row per annotated page per crawl: GneissWeb/FineWeb columns (FORMATS.md §3.2-3.3).
+PAGE_ANNOTATIONS = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),  # FineWeb `id`: the WARC-Record-ID
+        pa.field("url", pa.string(), nullable=False),
+        pa.field("url_surtkey", pa.string()),  # com,example)/path, when the source has it
+        pa.field("surt_host_name", pa.string(), nullable=False),  # from the URL, ingest.hosts
+        pa.field("language", pa.string()),
+        pa.field("language_score", pa.float64()),
+        pa.field("cosmo_fasttext_label", pa.string()),  # GneissWeb quality annotator
+        pa.field("cosmo_fasttext_score", pa.float64()),
+        pa.field("dclm_fasttext_label", pa.string()),
+        pa.field("dclm_fasttext_score", pa.float64()),
+        pa.field("medical_label", pa.string()),
+        pa.field("medical_score", pa.float64()),
+        pa.field("education_label", pa.string()),
+        pa.field("education_score", pa.float64()),
+        pa.field("technology_computing_label", pa.string()),
+        pa.field("technology_computing_score", pa.float64()),
+        pa.field("science_label", pa.string()),
+        pa.field("science_score", pa.float64()),
+        pa.field("mcalpine_eflaw_textstat", pa.float64()),
+        pa.field("tokens_per_doc_num_chars", pa.float64()),
+        pa.field("in_gneissweb", pa.bool_()),  # when the source marks GneissWeb membership
+    ]
+)
+
+# Every lake table: its schema and its partition column.
+TABLES: dict[str, tuple[pa.Schema, str]] = {
+    "documents": (DOCUMENTS, "crawl"),
+    "document_scores": (DOCUMENT_SCORES, "crawl"),
+    "host_ranks": (HOST_RANKS, "release"),
+    "host_vertices": (HOST_VERTICES, "release"),
+    "host_edges": (HOST_EDGES, "release"),
+    "host_index": (HOST_INDEX, "crawl"),
+    "page_annotations": (PAGE_ANNOTATIONS, "crawl"),
 }

@@ -1,0 +1,155 @@
+"""``python -m ingest host-index``: Common Crawl's host index → lake ``host_index`` (FORMATS.md §2).
+
+One row per host per crawl, including hosts the crawl did not fetch. Input files are the index's
+Parquet parts, laid out ``crawl=<CC-MAIN-YYYY-WW>/part-*.parquet`` (or give ``--crawl``). Only the
+columns the analyses use are kept (``schemas.HOST_INDEX``), read by name, so the index's schema
+drift between partitions is absorbed and reported (``ingest.parquet_input``).
+
+A row is rejected, with its reason, when its ``surt_host_name`` is missing or empty
+(``missing_surt_host_name``) or one of its counts is negative (``negative_count``). Whether a
+host appears once per crawl is a property of the whole table, checked by the staging model's
+tests rather than here, so that memory does not grow with the index.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ingest import schemas
+from ingest.lake import (
+    IngestReport,
+    LakeError,
+    PartWriter,
+    commit_manifest,
+    file_key,
+    manifest_rows,
+    remove_leftovers,
+    sha256_of,
+    write_schema_files,
+)
+from ingest.parquet_input import crawl_of_path, open_parquet, plan_columns, read_planned
+
+__all__ = ["REFERENCE_TYPES", "SOURCE_NAMES", "ingest_host_index"]
+
+log = logging.getLogger(__name__)
+
+TABLE = "host_index"
+
+# Lake column → the index's column, where the spelling differs (athena_schema.v2.sql).
+SOURCE_NAMES = {
+    "nutch_num_records": "nutch_numRecords",
+    "nutch_redir_temp": "nutch_redirTemp",
+    "nutch_redir_perm": "nutch_redirPerm",
+    "nutch_not_modified": "nutch_notModified",
+}
+
+# The index's reference types (athena_schema.v2.sql: `int` is int32, ranks double).
+REFERENCE_TYPES: dict[str, pa.DataType] = {
+    SOURCE_NAMES.get(field.name, field.name): (
+        pa.int32() if field.type == pa.int64() else field.type
+    )
+    for field in schemas.HOST_INDEX
+}
+
+_COUNTS = [field.name for field in schemas.HOST_INDEX if field.type == pa.int64()]
+
+
+def _checked(batch: pa.RecordBatch, report: IngestReport, first_row: int) -> pa.RecordBatch:
+    """The batch without its invalid rows, which are counted as rejected."""
+    host = batch.column("surt_host_name")
+    missing = np.asarray(
+        pc.fill_null(pc.equal(pc.utf8_length(host), 0), True).to_numpy(zero_copy_only=False)
+    )
+    negative = np.zeros(batch.num_rows, dtype=bool)
+    for name in _COUNTS:
+        column = batch.column(name)
+        if column.null_count < len(column) and pc.min(column).as_py() < 0:
+            negative |= np.asarray(
+                pc.fill_null(pc.less(column, 0), False).to_numpy(zero_copy_only=False)
+            )
+    bad = missing | negative
+    if not bad.any():
+        return batch
+    reasons = (("missing_surt_host_name", missing), ("negative_count", negative & ~missing))
+    for reason, mask in reasons:
+        rows = np.flatnonzero(mask)
+        for row in rows[:3].tolist():
+            report.reject(reason, f"row {first_row + row}", str(batch.slice(row, 1).to_pylist()))
+        if rows.size > 3:
+            report.rejected[reason] += int(rows.size - 3)
+    return batch.filter(pa.array(~bad))
+
+
+def _ingest_file(
+    path: Path, sha: str, crawl: str, lake: Path, max_reject_rate: float, batch_rows: int
+) -> dict:
+    started = datetime.now(UTC)
+    parquet = open_parquet(path)
+    plan, drift = plan_columns(
+        path,
+        parquet.schema_arrow,
+        schemas.HOST_INDEX,
+        SOURCE_NAMES,
+        REFERENCE_TYPES,
+        required=["surt_host_name"],
+    )
+    report = IngestReport(path, drift=drift)
+    for note in drift:
+        log.info("%s: schema drift: %s", path, note)
+    with PartWriter(
+        lake,
+        TABLE,
+        file_key(sha),
+        schemas.HOST_INDEX,
+        "crawl",
+        dictionary_columns=["url_host_tld"],
+    ) as writer:
+        for batch in read_planned(parquet, plan, batch_rows):
+            first_row = report.read
+            report.read += batch.num_rows
+            kept = _checked(batch, report, first_row)
+            report.written += kept.num_rows
+            writer.write(crawl, kept)
+        report.check(max_reject_rate)
+        outputs = writer.publish()
+    return commit_manifest(lake, TABLE, report, sha, outputs, started, crawl=crawl)
+
+
+def ingest_host_index(
+    inputs: list[Path],
+    lake: Path,
+    crawl: str | None = None,
+    max_reject_rate: float = 0.001,
+    batch_rows: int = 1 << 20,
+) -> list[dict]:
+    """Ingest host-index Parquet files; return the manifest rows of the files ingested now.
+
+    Each file's crawl is ``crawl`` or its ``crawl=<id>`` folder. Files already in the lake
+    (same SHA-256) are skipped.
+
+    Raises:
+        LakeError: for a file without a crawl, unreadable or incompatible, or with too many
+            rejected rows; files before it stay committed.
+    """
+    if not inputs:
+        raise LakeError("no input files")
+    crawls = {path: crawl_of_path(path, crawl) for path in inputs}  # fail before any work
+    lake.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(lake, [TABLE])
+    write_schema_files(lake)
+    committed = {row["source_sha256"] for row in manifest_rows(lake, TABLE)}
+    rows = []
+    for path in inputs:
+        sha = sha256_of(path)
+        if sha in committed:
+            log.info("%s: already in the lake (same checksum), skipped", path)
+            continue
+        rows.append(_ingest_file(path, sha, crawls[path], lake, max_reject_rate, batch_rows))
+        committed.add(sha)
+    return rows

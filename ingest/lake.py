@@ -1,0 +1,370 @@
+"""The Parquet lake's write protocol, shared by every ingest (DESIGN.md, "the data contract").
+
+Layout under the lake folder:
+
+* ``<table>/<partition>=<value>/part-<key>.parquet``: the rows of one input file in one
+  partition. ``<key>`` is the first 20 hex digits of the input file's SHA-256, so a rerun
+  writes the same names.
+* ``_manifest/<table>/<key>.parquet``: one row per input file (``schemas.MANIFEST``): what was
+  read, written and rejected by reason, the schema drift met, the parts written. It is written
+  last, by rename: it is the commit record. Staging models read only parts whose key has a
+  manifest row, so a crash at any point leaves the lake consistent; a file without a manifest
+  row is redone from scratch and its half-published parts are overwritten.
+* ``_schemas/<table>/<partition>=_/empty.parquet`` and ``_schemas/_manifest/empty.parquet``:
+  zero-row files with each table's schema. dbt sources read them beside the data, so a table
+  that has no input yet (no edges were ingested, say) is an empty relation, not an error.
+
+Parts are written under a temporary name (``.part-<key>.<pid>.tmp``, never matched by readers)
+and renamed into place. One ingest writes to a lake at a time.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import logging
+import os
+import queue
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ingest import schemas
+
+__all__ = [
+    "IngestReport",
+    "LakeError",
+    "PartWriter",
+    "commit_manifest",
+    "expand_inputs",
+    "file_key",
+    "manifest_rows",
+    "remove_leftovers",
+    "sha256_of",
+    "uncommit",
+    "write_schema_files",
+]
+
+log = logging.getLogger(__name__)
+
+_EXAMPLES = 10  # rejected records kept verbatim in the manifest, per file
+
+
+class LakeError(RuntimeError):
+    """An ingest that cannot start or finish: bad arguments, unreadable input, too many rejects."""
+
+
+def file_key(sha256: str) -> str:
+    """The stable name part of an input file's lake outputs."""
+    return sha256[:20]
+
+
+def sha256_of(path: Path) -> str:
+    """SHA-256 of a file, streamed."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 22):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def expand_inputs(patterns: Sequence[str]) -> list[Path]:
+    """Input files from paths, folders (every file below) and glob patterns, sorted, each once."""
+    found: set[Path] = set()
+    for pattern in patterns:
+        path = Path(pattern)
+        if path.is_dir():
+            matches = [str(child) for child in path.rglob("*") if not child.name.startswith(".")]
+        else:
+            matches = glob.glob(pattern, recursive=True)
+        if not matches and path.is_file():
+            matches = [pattern]
+        files = [Path(match) for match in matches if Path(match).is_file()]
+        if not files:
+            raise LakeError(f"no input file matches {pattern!r}")
+        found.update(files)
+    return sorted(found)
+
+
+@dataclass
+class IngestReport:
+    """What reading one input file found: records read = written + rejected, by reason."""
+
+    path: Path
+    read: int = 0
+    written: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    examples: list[str] = field(default_factory=list)  # "file:where: reason: text", the first few
+    drift: list[str] = field(default_factory=list)  # schema differences met and how they were read
+
+    def reject(self, reason: str, where: str | int, text: str, count: int = 1) -> None:
+        """Count rejected records (keeping the first few verbatim as examples).
+
+        Args:
+            reason: a short snake_case reason (``malformed_hc_val``).
+            where: the line number or record position in the file.
+            text: the record as read (shortened).
+            count: how many records this call rejects (one example is kept).
+        """
+        self.rejected[reason] += count
+        if len(self.examples) < _EXAMPLES:
+            self.examples.append(f"{self.path}:{where}: {reason}: {text[:160]!r}")
+
+    @property
+    def rejected_count(self) -> int:
+        """All rejected records."""
+        return sum(self.rejected.values())
+
+    def check(self, max_reject_rate: float) -> None:
+        """Raise :class:`LakeError` when the books do not balance or too much was rejected."""
+        if self.read != self.written + self.rejected_count:
+            raise LakeError(
+                f"{self.path}: read {self.read:,} != written {self.written:,} + rejected "
+                f"{self.rejected_count:,} (a bug: every record must be written or rejected)"
+            )
+        if self.read and self.rejected_count / self.read > max_reject_rate:
+            raise LakeError(
+                f"{self.path}: {self.rejected_count:,} of {self.read:,} records rejected (more "
+                f"than --max-reject-rate {max_reject_rate:.2%}); first: "
+                + "; ".join(self.examples[:3])
+            )
+
+
+# ----------------------------------------------------------------------- writing parts
+
+
+def part_path(lake: Path, table: str, partition: str, key: str) -> Path:
+    """Where the rows of input ``key`` in one partition (``crawl=CC-MAIN-2024-10``) live."""
+    return lake / table / partition / f"part-{key}.parquet"
+
+
+class PartWriter:
+    """Writes one input file's rows of one lake table, one part per partition value.
+
+    Batches are encoded and written by a background thread (Parquet encoding releases the GIL,
+    so it overlaps with parsing) through a short queue, so memory stays bounded; parts live
+    under temporary names until :meth:`publish` renames them into place. Used as a context
+    manager, an exception removes the temporary files. Columns in ``dictionary_columns`` are
+    dictionary-encoded (low-cardinality strings); the others are not, since keys such as host
+    names are nearly all distinct.
+    """
+
+    _DONE = object()
+
+    def __init__(
+        self,
+        lake: Path,
+        table: str,
+        key: str,
+        schema: pa.Schema,
+        partition_column: str,
+        dictionary_columns: Sequence[str] = (),
+        row_group_size: int = 1 << 20,
+    ) -> None:
+        self.lake = lake
+        self.table = table
+        self.key = key
+        self.schema = schema
+        self.partition_column = partition_column
+        self.dictionary_columns = list(dictionary_columns)
+        self.row_group_size = row_group_size
+        self.rows: Counter[str] = Counter()
+        self._writers: dict[str, tuple[pq.ParquetWriter, Path]] = {}
+        self._queue: queue.Queue = queue.Queue(maxsize=2)
+        self._failure: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> PartWriter:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if kind is not None:
+            self.discard()
+
+    def _final(self, value: str) -> Path:
+        return part_path(self.lake, self.table, f"{self.partition_column}={value}", self.key)
+
+    def _work(self) -> None:
+        while (item := self._queue.get()) is not self._DONE:
+            if self._failure is not None:
+                continue  # drain after a failure
+            value, batch = item
+            try:
+                if value not in self._writers:
+                    final = self._final(value)
+                    final.parent.mkdir(parents=True, exist_ok=True)
+                    temporary = final.parent / f".part-{self.key}.{os.getpid()}.tmp"
+                    writer = pq.ParquetWriter(
+                        temporary,
+                        self.schema,
+                        compression="zstd",
+                        use_dictionary=self.dictionary_columns,
+                        write_statistics=True,
+                    )
+                    self._writers[value] = (writer, temporary)
+                writer = self._writers[value][0]
+                if isinstance(batch, pa.Table):
+                    writer.write_table(batch, row_group_size=self.row_group_size)
+                else:
+                    writer.write_batch(batch, row_group_size=self.row_group_size)
+            except BaseException as error:  # re-raised in the caller's thread
+                self._failure = error
+
+    def _stop(self) -> None:
+        if self._thread is not None:
+            self._queue.put(self._DONE)
+            self._thread.join()
+            self._thread = None
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+
+    def write(self, value: str, batch: pa.RecordBatch | pa.Table) -> None:
+        """Append rows (with exactly the table's schema) to the part of partition ``value``."""
+        if batch.num_rows == 0:
+            return
+        if batch.schema != self.schema:
+            raise LakeError(f"{self.table}: batch schema differs from the lake schema (a bug)")
+        if self._failure is not None:
+            self._stop()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name=f"write-{self.table}")
+            self._thread.start()
+        self._queue.put((value, batch))
+        self.rows[value] += batch.num_rows
+
+    @property
+    def written(self) -> int:
+        """Rows handed to the writer so far, over all partitions."""
+        return sum(self.rows.values())
+
+    def publish(self) -> list[str]:
+        """Finish writing, rename every part into place; return their paths within the lake."""
+        self._stop()
+        published = []
+        for value, (writer, temporary) in sorted(self._writers.items()):
+            writer.close()
+            final = self._final(value)
+            os.replace(temporary, final)
+            published.append(str(final.relative_to(self.lake)))
+        self._writers.clear()
+        return published
+
+    def discard(self) -> None:
+        """Stop writing; close and delete every temporary part."""
+        try:
+            self._stop()
+        except BaseException as error:  # the original exception matters more
+            log.debug("writer failed while discarding: %s", error)
+        for writer, temporary in self._writers.values():
+            try:
+                writer.close()
+            finally:
+                temporary.unlink(missing_ok=True)
+        self._writers.clear()
+        self.rows.clear()
+
+
+# ----------------------------------------------------------------------- the manifest
+
+
+def _manifest_folder(lake: Path, table: str) -> Path:
+    return lake / "_manifest" / table
+
+
+def manifest_rows(lake: Path, table: str) -> list[dict]:
+    """Every committed manifest row of a lake table."""
+    folder = _manifest_folder(lake, table)
+    files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+    if not files:
+        return []
+    return pa.concat_tables(
+        [pq.read_table(file, schema=schemas.MANIFEST) for file in files]
+    ).to_pylist()
+
+
+def commit_manifest(
+    lake: Path,
+    table: str,
+    report: IngestReport,
+    sha256: str,
+    output_files: list[str],
+    started_at: datetime,
+    crawl: str | None = None,
+    release: str | None = None,
+    key: str | None = None,
+) -> dict:
+    """Write the manifest row that commits one input file's parts; return it.
+
+    ``key`` names the parts and the manifest file; it defaults to :func:`file_key` of the
+    checksum.
+    """
+    key = key or file_key(sha256)
+    row = {
+        "source_file": str(report.path.resolve()),
+        "source_size_bytes": report.path.stat().st_size,
+        "source_sha256": sha256,
+        "lake_table": table,
+        "part_key": key,
+        "crawl": crawl,
+        "release": release,
+        "records_read": report.read,
+        "records_written": report.written,
+        "records_rejected": report.rejected_count,
+        "rejected_by_reason": sorted(report.rejected.items()),
+        "rejected_examples": list(report.examples),
+        "schema_drift": list(report.drift),
+        "output_files": output_files,
+        "started_at": started_at,
+        "finished_at": datetime.now(UTC),
+    }
+    folder = _manifest_folder(lake, table)
+    folder.mkdir(parents=True, exist_ok=True)
+    temporary = folder / f".{key}.{os.getpid()}.tmp"
+    pq.write_table(pa.Table.from_pylist([row], schema=schemas.MANIFEST), temporary)
+    os.replace(temporary, folder / f"{key}.parquet")
+    return row
+
+
+def uncommit(lake: Path, table: str, row: dict) -> None:
+    """Remove an input file from a table: its manifest row first, then its parts."""
+    key = row["part_key"] or file_key(row["source_sha256"])
+    (_manifest_folder(lake, table) / f"{key}.parquet").unlink()
+    for relative in row["output_files"] or []:
+        (lake / relative).unlink(missing_ok=True)
+
+
+def remove_leftovers(lake: Path, tables: Iterable[str]) -> None:
+    """Delete temporary files an interrupted run left (readers never match them)."""
+    for table in tables:
+        patterns = (f"{table}/*/.part-*.tmp", f"_manifest/{table}/.*.tmp")
+        for pattern in patterns:
+            for leftover in lake.glob(pattern):
+                log.info("removing %s, left by an interrupted run", leftover)
+                leftover.unlink(missing_ok=True)
+
+
+def write_schema_files(lake: Path) -> None:
+    """(Re)write the zero-row schema file of every lake table and of the manifest."""
+    targets = [
+        (lake / "_schemas" / table / f"{partition}=_" / "empty.parquet", schema)
+        for table, (schema, partition) in schemas.TABLES.items()
+    ]
+    targets.append((lake / "_schemas" / "_manifest" / "empty.parquet", schemas.MANIFEST))
+    for target, schema in targets:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.parent / f".empty.{os.getpid()}.tmp"
+        pq.write_table(schema.empty_table(), temporary)
+        os.replace(temporary, target)

@@ -1,0 +1,414 @@
+r"""``python -m ingest graph``: Common Crawl's host-level web graph → lake (FORMATS.md §1).
+
+Three text formats, all gzip, TAB-separated, one record per line:
+
+* ranks, ``<release>-host-ranks.txt.gz``: one ``#``-prefixed header line, then
+  ``harmonicc_pos, harmonicc_val, pr_pos, pr_val, host_rev``. Values are Java
+  ``Float``/``Double.toString`` text (``3.4626736E7``, ``3.79E-4``), read as DOUBLE; the older
+  join path writes ``---`` for a missing value (null). → ``host_ranks``.
+* vertices, ``<id>\t<rev_host>``, no header → ``host_vertices``.
+* edges, ``<from_id>\t<to_id>``, no header → ``host_edges``.
+
+Host names become SURT keys (``com.example.sub`` → ``com,example,sub``). Every line is either
+written or rejected with its line number and a reason; a file with more than
+``max_reject_rate`` rejected lines fails and publishes nothing.
+
+Reading is streamed in blocks of ``block_size`` bytes (memory does not grow with the file). A
+clean file takes the fast path: ISA-L gunzip, Arrow's multi-threaded CSV parser converting
+straight to numbers, vectorised checks. The first line that does not fit (a conversion error, a
+wrong column count, a bad host name) sends the file to the careful path, which reads it again
+single-threaded as text, checks every column of every line and names each bad line. Both paths
+accept the same lines: numbers as Arrow parses them, positions >= 1, ids >= 0, host names in
+the host alphabet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyarrow import csv
+
+from ingest import schemas
+from ingest.hosts import bad_dotted_names, rev_hosts_to_surt
+from ingest.lake import (
+    IngestReport,
+    LakeError,
+    PartWriter,
+    commit_manifest,
+    file_key,
+    manifest_rows,
+    remove_leftovers,
+    sha256_of,
+    uncommit,
+    write_schema_files,
+)
+
+__all__ = [
+    "EDGES",
+    "HOST_HEADER",
+    "RANKS",
+    "VERTICES",
+    "TextFormat",
+    "ingest_graph",
+    "read_text_table",
+]
+
+log = logging.getLogger(__name__)
+
+HOST_HEADER = "#harmonicc_pos\t#harmonicc_val\t#pr_pos\t#pr_val\t#host_rev"
+DOMAIN_HEADER = HOST_HEADER + "\t#n_hosts"
+_BLOCK = 1 << 24
+
+
+@dataclass(frozen=True)
+class TextFormat:
+    """One of the graph's text formats: its columns (name, kind) and its header line."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]  # kind: position, value, id or host
+    header: str | None
+
+
+RANKS = TextFormat(
+    "ranks",
+    (
+        ("hc_pos", "position"),
+        ("hc_val", "value"),
+        ("pr_pos", "position"),
+        ("pr_val", "value"),
+        ("host_rev", "host"),
+    ),
+    HOST_HEADER,
+)
+VERTICES = TextFormat("vertices", (("vertex_id", "id"), ("host_rev", "host")), None)
+EDGES = TextFormat("edges", (("from_vertex_id", "id"), ("to_vertex_id", "id")), None)
+
+_TYPES = {"position": pa.int64(), "value": pa.float64(), "id": pa.int64(), "host": pa.string()}
+_INTEGER = r"^\s*-?[0-9]+\s*$"
+# Arrow's float grammar, as the fast path's parser accepts it (Java's toString is a subset).
+_FLOAT = r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[Nn]a[Nn]|[Ii]nf(inity)?)\s*$"
+
+
+class _CarefulReadNeededError(Exception):
+    """The fast path met a line it cannot take: read the file again, line by line."""
+
+
+# ----------------------------------------------------------------------- reading
+
+
+def _open(path: Path) -> pa.NativeFile | object:
+    """The file's decompressed bytes: ISA-L gunzip (about 2.5x zlib) or the plain file."""
+    with path.open("rb") as handle:
+        magic = handle.read(2)
+    if magic != b"\x1f\x8b":
+        return pa.input_stream(str(path))
+    from isal import igzip
+
+    return igzip.open(path, "rb")
+
+
+def _check_header(path: Path, text_format: TextFormat) -> None:
+    stream = _open(path)
+    try:
+        first = stream.readline().decode("utf-8", errors="replace").rstrip("\r\n")
+    finally:
+        stream.close()
+    if text_format.header is None:
+        if first.startswith("#"):
+            raise LakeError(f"{path}:1: a header line, but a {text_format.name} file has none")
+        return
+    if first == DOMAIN_HEADER:
+        raise LakeError(
+            f"{path}:1: a domain-level ranks file (#n_hosts column); hostaware reads the "
+            "host-level graph (<release>-host-ranks.txt.gz)"
+        )
+    if first != text_format.header:
+        raise LakeError(f"{path}:1: not a Common Crawl {text_format.name} header: {first[:120]!r}")
+
+
+def _reader(path: Path, text_format: TextFormat, careful: bool, block_size: int, handler):
+    names = [name for name, _ in text_format.columns]
+    types = (
+        dict.fromkeys(names, pa.string())
+        if careful
+        else {name: _TYPES[kind] for name, kind in text_format.columns}
+    )
+    return csv.open_csv(
+        _open(path),
+        read_options=csv.ReadOptions(
+            skip_rows=1 if text_format.header else 0,
+            column_names=names,
+            block_size=block_size,
+            use_threads=not careful,
+        ),
+        parse_options=csv.ParseOptions(
+            delimiter="\t", quote_char=False, double_quote=False, invalid_row_handler=handler
+        ),
+        convert_options=csv.ConvertOptions(
+            column_types=types,
+            null_values=[] if careful else ["---"],
+            strings_can_be_null=not careful,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+
+
+def _fast_batches(
+    path: Path, text_format: TextFormat, report: IngestReport, block_size: int
+) -> Iterator[pa.RecordBatch]:
+    def wrong_width(_row: csv.InvalidRow) -> str:
+        return "error"
+
+    try:
+        for batch in _reader(path, text_format, False, block_size, wrong_width):
+            for (name, kind), column in zip(text_format.columns, batch.columns, strict=True):
+                if kind in ("id", "host") and column.null_count:
+                    raise _CarefulReadNeededError(f"a missing {name}")
+                if kind in ("id", "position") and len(column) > column.null_count:
+                    lowest = pc.min(column).as_py()
+                    if lowest < (0 if kind == "id" else 1):
+                        raise _CarefulReadNeededError(f"{name} {lowest} out of range")
+                if kind == "host" and bad_dotted_names(column).any():
+                    raise _CarefulReadNeededError("a malformed host name")
+            report.read += batch.num_rows
+            report.written += batch.num_rows
+            yield batch
+    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+        raise _CarefulReadNeededError(str(error).splitlines()[0]) from error
+
+
+def _bad_numbers(column: pa.Array, kind: str) -> tuple[np.ndarray, pa.Array]:
+    """Rows of a text column that are not a number of its kind, and the column as numbers."""
+    missing = pc.equal(column, "---")
+    allowed_missing = kind in ("position", "value")
+    text = pc.if_else(missing, None, column) if allowed_missing else column
+    pattern = _FLOAT if kind == "value" else _INTEGER
+    bad = np.asarray(
+        pc.invert(pc.fill_null(pc.match_substring_regex(text, pattern), allowed_missing))
+        .to_numpy(zero_copy_only=False)
+        .copy()
+    )
+    trimmed = pc.utf8_trim_whitespace(pc.if_else(pa.array(bad), None, text))
+    try:
+        numbers = pc.cast(trimmed, _TYPES[kind])
+    except pa.ArrowInvalid:  # the pattern let through what the cast refuses: value by value
+        values = []
+        for row, value in enumerate(trimmed.to_pylist()):
+            try:
+                values.append(None if value is None else pc.cast(pa.scalar(value), _TYPES[kind]))
+            except pa.ArrowInvalid:
+                bad[row] = True
+                values.append(None)
+        numbers = pa.array([None if v is None else v.as_py() for v in values], _TYPES[kind])
+    if kind in ("position", "id"):
+        low = 1 if kind == "position" else 0
+        below = pc.fill_null(pc.less(numbers, low), False).to_numpy(zero_copy_only=False)
+        bad |= below
+    return bad, numbers
+
+
+def _careful_batches(
+    path: Path, text_format: TextFormat, report: IngestReport, block_size: int
+) -> Iterator[pa.RecordBatch]:
+    extra: list[tuple[int, str]] = []
+
+    def wrong_width(row: csv.InvalidRow) -> str:
+        extra.append((row.number or 0, row.text))
+        return "skip"
+
+    line = 2 if text_format.header else 1  # the file line of the next batch's first row
+    for batch in _reader(path, text_format, True, block_size, wrong_width):
+        skipped = sorted(number for number, _ in extra if number)
+        for number, text in extra:
+            report.read += 1
+            report.reject("wrong_column_count", number or line, text)
+        extra.clear()
+
+        def line_of(index: int, first: int = line, skipped: list[int] = skipped) -> int:
+            """The file line of the batch's row ``index`` (skipped lines above it counted)."""
+            number = first + index
+            for skipped_line in skipped:
+                if skipped_line <= number:
+                    number += 1
+            return number
+
+        report.read += batch.num_rows
+        columns = []
+        reasons: list[tuple[str, np.ndarray]] = []
+        for (name, kind), column in zip(text_format.columns, batch.columns, strict=True):
+            if kind == "host":
+                bad = bad_dotted_names(column)
+                columns.append(column)
+            else:
+                bad, numbers = _bad_numbers(column, kind)
+                columns.append(numbers)
+            reasons.append((f"malformed_{name}", bad))
+        bad_any = np.logical_or.reduce([bad for _, bad in reasons])
+        if bad_any.any():
+            texts = [column.to_pylist() for column in batch.columns]
+            for index in np.flatnonzero(bad_any).tolist():
+                reason = next(reason for reason, bad in reasons if bad[index])
+                fields = "\t".join(str(column[index]) for column in texts)
+                report.reject(reason, line_of(index), fields)
+            keep = pa.array(~bad_any)
+            columns = [pc.filter(column, keep) for column in columns]
+        line += batch.num_rows + len(skipped)
+        typed = pa.RecordBatch.from_arrays(
+            columns,
+            schema=pa.schema([(name, _TYPES[kind]) for name, kind in text_format.columns]),
+        )
+        report.written += typed.num_rows
+        yield typed
+    for number, text in extra:
+        report.read += 1
+        report.reject("wrong_column_count", number or line, text)
+
+
+def read_text_table(
+    path: Path,
+    text_format: TextFormat,
+    sink: Callable[[pa.RecordBatch], None],
+    reset: Callable[[], None],
+    block_size: int = _BLOCK,
+) -> IngestReport:
+    """Stream a graph text file into ``sink``, batch by batch; return what was read.
+
+    Batches carry the format's columns, numbers typed, hosts as written. When the fast path
+    gives up half-way, ``reset`` is called (drop what the sink has) and the careful path
+    starts again from the first line.
+
+    Raises:
+        LakeError: for a wrong header.
+    """
+    _check_header(path, text_format)
+    report = IngestReport(path)
+    try:
+        for batch in _fast_batches(path, text_format, report, block_size):
+            sink(batch)
+        return report
+    except _CarefulReadNeededError as why:
+        log.info("%s: %s; reading it again line by line", path, why)
+    reset()
+    report = IngestReport(path)
+    for batch in _careful_batches(path, text_format, report, block_size):
+        sink(batch)
+    return report
+
+
+# ----------------------------------------------------------------------- into the lake
+
+
+def _to_lake(text_format: TextFormat, batch: pa.RecordBatch) -> pa.RecordBatch:
+    if text_format is RANKS:
+        return pa.RecordBatch.from_arrays(
+            [rev_hosts_to_surt(batch.column("host_rev")), *batch.columns[:4]],
+            schema=schemas.HOST_RANKS,
+        )
+    if text_format is VERTICES:
+        return pa.RecordBatch.from_arrays(
+            [batch.column("vertex_id"), rev_hosts_to_surt(batch.column("host_rev"))],
+            schema=schemas.HOST_VERTICES,
+        )
+    return pa.RecordBatch.from_arrays(batch.columns, schema=schemas.HOST_EDGES)
+
+
+_TABLE_OF = {"ranks": "host_ranks", "vertices": "host_vertices", "edges": "host_edges"}
+
+
+def _ingest_file(
+    path: Path,
+    sha: str,
+    text_format: TextFormat,
+    release: str,
+    lake: Path,
+    max_reject_rate: float,
+    block_size: int,
+) -> dict:
+    table = _TABLE_OF[text_format.name]
+    schema, partition = schemas.TABLES[table]
+    started = datetime.now(UTC)
+    key = release_key(release, sha)
+    with PartWriter(lake, table, key, schema, partition) as writer:
+
+        def sink(batch: pa.RecordBatch) -> None:
+            writer.write(release, _to_lake(text_format, batch))
+
+        report = read_text_table(path, text_format, sink, writer.discard, block_size)
+        report.check(max_reject_rate)
+        if report.written != writer.written:
+            raise LakeError(f"{path}: {report.written} rows counted, {writer.written} written")
+        outputs = writer.publish()
+    return commit_manifest(lake, table, report, sha, outputs, started, release=release, key=key)
+
+
+def release_key(release: str, sha: str) -> str:
+    """The part key of a file in a release: the same file may serve two releases (vertices)."""
+    return file_key(hashlib.sha256(f"{release}:{sha}".encode()).hexdigest())
+
+
+def _check_release(release: str) -> None:
+    if not release or any(character in release for character in "/=\\ \t") or release == "_":
+        raise LakeError(f"not a graph release name: {release!r} (e.g. cc-main-2024-nov-feb-apr)")
+
+
+def ingest_graph(
+    release: str,
+    lake: Path,
+    ranks: Path | None = None,
+    vertices: list[Path] | None = None,
+    edges: list[Path] | None = None,
+    max_reject_rate: float = 0.001,
+    replace: bool = False,
+    block_size: int = _BLOCK,
+) -> list[dict]:
+    """Ingest one release's ranks file and, optionally, its vertices and edges files.
+
+    A file already in the lake (same SHA-256) is skipped. A release has one ranks file: a
+    different one for a release that has one already is refused unless ``replace``.
+
+    Returns:
+        The manifest rows of the files ingested now.
+
+    Raises:
+        LakeError: for bad arguments, a bad header, or too many rejected lines.
+    """
+    _check_release(release)
+    jobs = [(path, RANKS) for path in ([ranks] if ranks else [])]
+    jobs += [(path, VERTICES) for path in vertices or []]
+    jobs += [(path, EDGES) for path in edges or []]
+    if not jobs:
+        raise LakeError("nothing to ingest: give --ranks, --vertices or --edges")
+    lake.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(lake, _TABLE_OF.values())
+    write_schema_files(lake)
+    rows = []
+    for path, text_format in jobs:
+        if not path.is_file():
+            raise LakeError(f"no such file: {path}")
+        table = _TABLE_OF[text_format.name]
+        sha = sha256_of(path)
+        committed = manifest_rows(lake, table)
+        if any(row["source_sha256"] == sha and row["release"] == release for row in committed):
+            log.info("%s: already in release %s (same checksum), skipped", path, release)
+            continue
+        if text_format is RANKS:
+            earlier = [row for row in committed if row["release"] == release]
+            if earlier and not replace:
+                raise LakeError(
+                    f"release {release!r} has ranks from {earlier[0]['source_file']} already; "
+                    "pass --replace to replace them"
+                )
+            for row in earlier:
+                uncommit(lake, table, row)
+        rows.append(
+            _ingest_file(path, sha, text_format, release, lake, max_reject_rate, block_size)
+        )
+    return rows
