@@ -13,6 +13,8 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DBT_PROFILES_DIR := $(CURDIR)
 export PYTHONHASHSEED := 0
 
+RAW = $(HOSTAWARE_HOME)/raw
+
 # The tiny crawl that `make test` builds lives apart from the demo's data.
 TEST_HOME := $(CURDIR)/build/test-home
 
@@ -28,14 +30,26 @@ $(VENV)/.installed: requirements.txt
 
 demo: venv synth-demo ingest build
 
+# A new demo crawl replaces the old one, and the lake and warehouse built from it.
 synth-demo:
-	$(PY) -m ingest synth --out $(HOSTAWARE_HOME)/raw --seed $(SEED) --scale demo --force
+	$(PY) -m ingest synth --out $(RAW) --seed $(SEED) --scale demo --force
+	rm -rf $(HOSTAWARE_HOME)/lake $(HOSTAWARE_HOME)/warehouse.duckdb
 
-# Train the demo classifiers and ingest the WARC sample into the lake ($HOSTAWARE_HOME/lake).
+# Train the demo classifiers, then ingest everything the crawl folder holds into the lake
+# ($HOSTAWARE_HOME/lake): the WARC sample, each graph release, the host index, the annotations.
 ingest: venv
-	$(PY) -m ingest train-demo-classifiers --raw $(HOSTAWARE_HOME)/raw
+	$(PY) -m ingest train-demo-classifiers --raw $(RAW)
 	$(PY) -m ingest documents --crawl CC-MAIN-2024-10 \
-		--warc "$(HOSTAWARE_HOME)/raw/warc/CC-MAIN-2024-10/*.warc.gz"
+		--warc "$(RAW)/warc/CC-MAIN-2024-10/*.warc.gz"
+	for folder in $(RAW)/webgraph/*/; do \
+		release=$$(basename $$folder); \
+		$(PY) -m ingest graph --release $$release \
+			--ranks $(RAW)/webgraph/$$release/$$release-host-ranks.txt.gz \
+			--vertices "$(RAW)/webgraph/$$release/$$release-host-vertices*.txt.gz" \
+			--edges "$(RAW)/webgraph/$$release/$$release-host-edges*.txt.gz" || exit 1; \
+	done
+	$(PY) -m ingest host-index --path $(RAW)/host-index
+	$(PY) -m ingest annotations --path $(RAW)/gneissweb-annotations
 
 build: venv
 	$(DBT) build --quiet --target dev

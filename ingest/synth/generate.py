@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ingest import schemas
+from ingest.lake import write_schema_files
 from ingest.synth import corpus, crawls, warcfiles, webgraph
 from ingest.synth.config import CLASSIFIERS, CRAWLS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
 from ingest.synth.model import (
@@ -411,6 +412,7 @@ def _write_lake_documents(
         "source_size_bytes": 0,
         "source_sha256": sha256,
         "lake_table": "documents",
+        "part_key": key,
         "crawl": SAMPLE_CRAWL,
         "records_read": count,
         "records_written": count,
@@ -424,6 +426,7 @@ def _write_lake_documents(
         pa.Table.from_pylist([manifest], schema=schemas.MANIFEST),
         lake / "_manifest" / "documents" / f"{key}.parquet",
     )
+    write_schema_files(lake)
     return {"lake": str(lake), "documents": count, "document_scores": count * len(CLASSIFIERS)}
 
 

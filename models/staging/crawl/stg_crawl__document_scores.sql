@@ -19,7 +19,7 @@ committed_scores as (
     inner join document_manifest
         on
             {{ lake_part_key('document_scores.filename') }}
-            = {{ manifest_key('document_manifest.source_sha256') }}
+            = {{ manifest_key('document_manifest') }}
 )
 
 select * from committed_scores

@@ -36,7 +36,7 @@ committed_documents as (
     inner join document_manifest
         on
             {{ lake_part_key('documents.filename') }}
-            = {{ manifest_key('document_manifest.source_sha256') }}
+            = {{ manifest_key('document_manifest') }}
 )
 
 select * from committed_documents

@@ -1,0 +1,48 @@
+with
+
+host_index as (
+    select * from {{ source('host_index', 'host_index') }}
+),
+
+host_index_manifest as (
+    select * from {{ source('host_index', 'host_index_manifest') }}
+),
+
+committed_host_crawls as (
+    select
+        ---------- ids
+        host_index.crawl,
+        host_index.surt_host_name,
+
+        ---------- strings
+        host_index.url_host_registered_domain,
+        host_index.url_host_tld,
+
+        ---------- numerics
+        host_index.hcrank as hc_val,
+        host_index.prank as pr_val,
+        host_index.hcrank10 as hc_rank10,
+        host_index.prank10 as pr_rank10,
+        host_index.nutch_num_records as known_url_count,
+        host_index.nutch_fetched as fetched_url_count,
+        host_index.nutch_unfetched as unfetched_url_count,
+        host_index.nutch_gone as gone_url_count,
+        host_index.nutch_redir_temp as redirect_temp_url_count,
+        host_index.nutch_redir_perm as redirect_perm_url_count,
+        host_index.nutch_not_modified as not_modified_url_count,
+        host_index.fetch_200 as fetch_200_count,
+        host_index.fetch_200_lote as fetch_200_lote_count,
+        -- from the counts, not fetch_200_lote_pct: that one is rounded,
+        -- and some partitions lack it
+        host_index.fetch_200_lote
+        / nullif(host_index.fetch_200, 0) as fetch_200_lote_share
+
+    from host_index
+    inner join host_index_manifest
+        on
+            {{ lake_part_key('host_index.filename') }}
+            = {{ manifest_key('host_index_manifest') }}
+            and host_index_manifest.lake_table = 'host_index'
+)
+
+select * from committed_host_crawls
