@@ -38,9 +38,12 @@ import pyarrow.parquet as pq
 from ingest import schemas
 from ingest.hosts import host_from_url, surt_host_name
 from ingest.lake import (
+    IngestReport,
     LakeError,
+    commit_manifest,
     expand_inputs,
     file_key,
+    manifest_rows,
     remove_leftovers,
     sha256_of,
     write_schema_files,
@@ -304,13 +307,7 @@ def _manifest_folder(lake: Path) -> Path:
 
 def _published(lake: Path) -> dict[str, str]:
     """sha256 → source file of every input already in the lake."""
-    folder = _manifest_folder(lake)
-    if not folder.is_dir() or not any(folder.glob("*.parquet")):
-        return {}
-    rows = duckdb.sql(
-        f"select source_sha256, source_file from read_parquet('{folder}/*.parquet')"
-    ).fetchall()
-    return dict(rows)
+    return {row["source_sha256"]: row["source_file"] for row in manifest_rows(lake, "documents")}
 
 
 def _published_ids(lake: Path) -> set[str]:
@@ -361,35 +358,12 @@ def _publish(outcome: FileOutcome, lake: Path, crawl: str) -> dict:
     final_scores = lake / "document_scores" / partition / f"part-{outcome.key}.parquet"
     os.replace(outcome.documents_tmp, final_documents)
     os.replace(outcome.scores_tmp, final_scores)
-    rejected = sum(outcome.rejected.values())
-    if outcome.read != outcome.written + rejected:
-        raise DocumentIngestError(
-            f"{outcome.source}: read {outcome.read} != written {outcome.written} + rejected "
-            f"{rejected} (a bug: every record must be written or rejected)"
-        )
-    row = {
-        "source_file": str(outcome.source.resolve()),
-        "source_size_bytes": outcome.size,
-        "source_sha256": outcome.sha256,
-        "lake_table": "documents",
-        "crawl": crawl,
-        "records_read": outcome.read,
-        "records_written": outcome.written,
-        "records_rejected": rejected,
-        "rejected_by_reason": sorted(outcome.rejected.items()),
-        "output_files": [
-            str(final_documents.relative_to(lake)),
-            str(final_scores.relative_to(lake)),
-        ],
-        "started_at": outcome.started_at,
-        "finished_at": datetime.now(UTC),
-    }
-    folder = _manifest_folder(lake)
-    folder.mkdir(parents=True, exist_ok=True)
-    temporary = folder / f".{outcome.key}.tmp"
-    pq.write_table(pa.Table.from_pylist([row], schema=schemas.MANIFEST), temporary)
-    os.replace(temporary, folder / f"{outcome.key}.parquet")
-    return row
+    report = IngestReport(outcome.source, outcome.read, outcome.written, outcome.rejected)
+    report.check(max_reject_rate=1.0)  # rejected pages are expected; the books must balance
+    outputs = [str(final_documents.relative_to(lake)), str(final_scores.relative_to(lake))]
+    return commit_manifest(
+        lake, "documents", report, outcome.sha256, outputs, outcome.started_at, crawl=crawl
+    )
 
 
 # ----------------------------------------------------------------------- the command
