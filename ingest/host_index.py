@@ -130,7 +130,7 @@ def ingest_host_index(
 ) -> list[dict]:
     """Ingest host-index Parquet files; return the manifest rows of the files ingested now.
 
-    Each file's crawl is ``crawl`` or its ``crawl=<id>`` folder. Files already in the lake
+    Each file's crawl is its ``crawl=<id>`` folder, else ``crawl``. Files already in the lake
     (same SHA-256) are skipped.
 
     Raises:

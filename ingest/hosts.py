@@ -165,16 +165,18 @@ def surt_host_names_of_urls(urls: pa.Array) -> tuple[pa.Array, np.ndarray]:
     Returns:
         The SURT host keys, and a mask of the rows whose URL has no valid host name.
     """
-    host = pc.struct_field(pc.extract_regex(urls, _URL_HOST), "host")
-    host = pc.utf8_rtrim(pc.utf8_lower(host), ".")
+    if not pa.types.is_string(urls.type):  # large_string would give large_string labels
+        urls = urls.cast(pa.string())
+    written = pc.struct_field(pc.extract_regex(urls, _URL_HOST), "host")
+    host = pc.utf8_rtrim(pc.utf8_lower(written), ".")
     foreign = np.asarray(
-        pc.invert(pc.fill_null(pc.string_is_ascii(host), True)).to_numpy(zero_copy_only=False)
+        pc.invert(pc.fill_null(pc.string_is_ascii(written), True)).to_numpy(zero_copy_only=False)
     )
-    if foreign.any():  # IDNs: Python's IDNA codec, row by row (rare)
-        names = host.to_pylist()
+    if foreign.any():  # IDNs: Python's lower() and IDNA codec, row by row (rare)
+        names, originals = host.to_pylist(), written.to_pylist()
         for row in np.flatnonzero(foreign).tolist():
-            try:
-                names[row] = normalise_host(names[row])
+            try:  # from the name as written: Arrow lower-cases some letters otherwise (İ)
+                names[row] = normalise_host(originals[row])
             except ValueError:
                 names[row] = None
         host = pa.array(names, pa.string())

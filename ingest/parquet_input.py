@@ -31,16 +31,18 @@ _CRAWL_IN_PATH = re.compile(r"(?:^|/)crawl=([^/]+)/")
 
 
 def crawl_of_path(path: Path, crawl: str | None) -> str:
-    """The crawl of an input file: ``crawl`` if given, else its ``crawl=<id>`` folder.
+    """The crawl of an input file: its ``crawl=<id>`` folder, else ``crawl`` (``--crawl``).
 
     Raises:
         LakeError: when neither names a crawl, or the name is not ``CC-MAIN-YYYY-WW``.
     """
-    if crawl is None:
-        found = _CRAWL_IN_PATH.findall(path.resolve().as_posix())
-        if not found:
-            raise LakeError(f"{path}: no crawl=<id> folder in the path; pass --crawl")
+    if crawl is not None and not is_crawl_id(crawl):
+        raise LakeError(f"not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
+    found = _CRAWL_IN_PATH.findall(path.resolve().as_posix())
+    if found:
         crawl = found[-1]
+    elif crawl is None:
+        raise LakeError(f"{path}: no crawl=<id> folder in the path; pass --crawl")
     if not is_crawl_id(crawl):
         raise LakeError(f"{path}: not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
     return crawl
@@ -148,9 +150,18 @@ def read_planned(
     """The file's rows in the lake schema, batch by batch (nulls for missing columns).
 
     Raises:
-        LakeError: a value does not fit the lake type (an overflow), naming file and column.
+        LakeError: a value does not fit the lake type (an overflow), naming file and column;
+            or the file's data is damaged.
     """
-    for batch in parquet.iter_batches(batch_size=batch_rows, columns=plan.read_columns):
+    batches = parquet.iter_batches(batch_size=batch_rows, columns=plan.read_columns)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except (OSError, pa.ArrowInvalid) as error:  # a damaged page
+            first_line = str(error).splitlines()[0]
+            raise LakeError(f"{plan.path}: not a readable Parquet file: {first_line}") from error
         arrays = []
         for field, source in zip(plan.target, plan.sources, strict=True):
             if source is None:

@@ -24,9 +24,11 @@ the host alphabet.
 
 from __future__ import annotations
 
+import bisect
+import gzip
 import hashlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from isal import isal_zlib
 from pyarrow import csv
 
 from ingest import schemas
@@ -94,7 +97,7 @@ EDGES = TextFormat("edges", (("from_vertex_id", "id"), ("to_vertex_id", "id")), 
 _TYPES = {"position": pa.int64(), "value": pa.float64(), "id": pa.int64(), "host": pa.string()}
 _INTEGER = r"^\s*-?[0-9]+\s*$"
 # Arrow's float grammar, as the fast path's parser accepts it (Java's toString is a subset).
-_FLOAT = r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[Nn]a[Nn]|[Ii]nf(inity)?)\s*$"
+_FLOAT = r"^\s*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|(?i:nan|inf(inity)?))\s*$"
 
 
 class _CarefulReadNeededError(Exception):
@@ -115,16 +118,19 @@ def _open(path: Path) -> pa.NativeFile | object:
     return igzip.open(path, "rb")
 
 
-def _check_header(path: Path, text_format: TextFormat) -> None:
+def _check_header(path: Path, text_format: TextFormat) -> bool:
+    """Refuse a wrong header; return whether the file has any content at all."""
     stream = _open(path)
     try:
-        first = stream.readline().decode("utf-8", errors="replace").rstrip("\r\n")
+        # read(), not readline(): the plain file's Arrow stream has no readline()
+        start = stream.read(1 << 16)
     finally:
         stream.close()
+    first = start.split(b"\n", 1)[0].decode("utf-8", errors="replace").rstrip("\r")
     if text_format.header is None:
         if first.startswith("#"):
             raise LakeError(f"{path}:1: a header line, but a {text_format.name} file has none")
-        return
+        return bool(start)
     if first == DOMAIN_HEADER:
         raise LakeError(
             f"{path}:1: a domain-level ranks file (#n_hosts column); hostaware reads the "
@@ -132,6 +138,7 @@ def _check_header(path: Path, text_format: TextFormat) -> None:
         )
     if first != text_format.header:
         raise LakeError(f"{path}:1: not a Common Crawl {text_format.name} header: {first[:120]!r}")
+    return True
 
 
 def _reader(path: Path, text_format: TextFormat, careful: bool, block_size: int, handler):
@@ -150,13 +157,18 @@ def _reader(path: Path, text_format: TextFormat, careful: bool, block_size: int,
             use_threads=not careful,
         ),
         parse_options=csv.ParseOptions(
-            delimiter="\t", quote_char=False, double_quote=False, invalid_row_handler=handler
+            delimiter="\t",
+            quote_char=False,
+            double_quote=False,
+            invalid_row_handler=handler,
+            ignore_empty_lines=False,  # a blank line is a line: rejected, and counted
         ),
         convert_options=csv.ConvertOptions(
             column_types=types,
             null_values=[] if careful else ["---"],
             strings_can_be_null=not careful,
             quoted_strings_can_be_null=False,
+            check_utf8=not careful,  # careful: a line with bad bytes is rejected, not fatal
         ),
     )
 
@@ -221,31 +233,37 @@ def _careful_batches(
     extra: list[tuple[int, str]] = []
 
     def wrong_width(row: csv.InvalidRow) -> str:
-        extra.append((row.number or 0, row.text))
+        extra.append((row.number, row.text))
         return "skip"
 
-    line = 2 if text_format.header else 1  # the file line of the next batch's first row
+    # Arrow's parser reads a block ahead: the wrong-width lines reported while a batch is
+    # parsed may lie in the next batch. So keep every one met so far (file lines, sorted) and
+    # number rows by their position among the well-formed rows of the whole file.
+    first_line = 2 if text_format.header else 1
+    skipped: list[int] = []
+    rows_before = 0  # well-formed rows in the batches before this one
     for batch in _reader(path, text_format, True, block_size, wrong_width):
-        skipped = sorted(number for number, _ in extra if number)
         for number, text in extra:
             report.read += 1
-            report.reject("wrong_column_count", number or line, text)
+            report.reject("wrong_column_count", number, text)
+            if number > 0:
+                bisect.insort(skipped, number)
         extra.clear()
 
-        def line_of(index: int, first: int = line, skipped: list[int] = skipped) -> int:
+        def line_of(index: int, base: int = first_line + rows_before) -> int:
             """The file line of the batch's row ``index`` (skipped lines above it counted)."""
-            number = first + index
-            for skipped_line in skipped:
-                if skipped_line <= number:
-                    number += 1
+            number, above = base + index, 0
+            while (now := bisect.bisect_right(skipped, number)) != above:
+                number, above = number + now - above, now
             return number
 
         report.read += batch.num_rows
         columns = []
         reasons: list[tuple[str, np.ndarray]] = []
         for (name, kind), column in zip(text_format.columns, batch.columns, strict=True):
-            if kind == "host":
-                bad = bad_dotted_names(column)
+            if kind == "host":  # `---` is a missing host (null on the fast path), not a name
+                missing = pc.fill_null(pc.equal(column, "---"), False)
+                bad = bad_dotted_names(column) | missing.to_numpy(zero_copy_only=False)
                 columns.append(column)
             else:
                 bad, numbers = _bad_numbers(column, kind)
@@ -253,14 +271,14 @@ def _careful_batches(
             reasons.append((f"malformed_{name}", bad))
         bad_any = np.logical_or.reduce([bad for _, bad in reasons])
         if bad_any.any():
-            texts = [column.to_pylist() for column in batch.columns]
+            texts = [column.cast(pa.binary()).to_pylist() for column in batch.columns]
             for index in np.flatnonzero(bad_any).tolist():
                 reason = next(reason for reason, bad in reasons if bad[index])
-                fields = "\t".join(str(column[index]) for column in texts)
+                fields = "\t".join(column[index].decode(errors="replace") for column in texts)
                 report.reject(reason, line_of(index), fields)
             keep = pa.array(~bad_any)
             columns = [pc.filter(column, keep) for column in columns]
-        line += batch.num_rows + len(skipped)
+        rows_before += batch.num_rows
         typed = pa.RecordBatch.from_arrays(
             columns,
             schema=pa.schema([(name, _TYPES[kind]) for name, kind in text_format.columns]),
@@ -269,7 +287,7 @@ def _careful_batches(
         yield typed
     for number, text in extra:
         report.read += 1
-        report.reject("wrong_column_count", number or line, text)
+        report.reject("wrong_column_count", number, text)
 
 
 def read_text_table(
@@ -286,21 +304,28 @@ def read_text_table(
     starts again from the first line.
 
     Raises:
-        LakeError: for a wrong header.
+        LakeError: for a wrong header, a truncated or corrupt gzip file, or text that even the
+            careful path cannot parse.
     """
-    _check_header(path, text_format)
-    report = IngestReport(path)
     try:
-        for batch in _fast_batches(path, text_format, report, block_size):
+        if not _check_header(path, text_format):
+            return IngestReport(path)  # an empty vertices or edges file: no lines
+        report = IngestReport(path)
+        try:
+            for batch in _fast_batches(path, text_format, report, block_size):
+                sink(batch)
+            return report
+        except _CarefulReadNeededError as why:
+            log.info("%s: %s; reading it again line by line", path, why)
+        reset()
+        report = IngestReport(path)
+        for batch in _careful_batches(path, text_format, report, block_size):
             sink(batch)
         return report
-    except _CarefulReadNeededError as why:
-        log.info("%s: %s; reading it again line by line", path, why)
-    reset()
-    report = IngestReport(path)
-    for batch in _careful_batches(path, text_format, report, block_size):
-        sink(batch)
-    return report
+    except (EOFError, gzip.BadGzipFile, isal_zlib.error) as error:  # truncated or corrupt
+        raise LakeError(f"{path}: not a readable gzip file: {error}") from error
+    except pa.ArrowInvalid as error:  # what even the careful path cannot parse
+        raise LakeError(f"{path}: unreadable: {str(error).splitlines()[0]}") from error
 
 
 # ----------------------------------------------------------------------- into the lake
@@ -331,6 +356,7 @@ def _ingest_file(
     lake: Path,
     max_reject_rate: float,
     block_size: int,
+    replaces: Sequence[dict] = (),
 ) -> dict:
     table = _TABLE_OF[text_format.name]
     schema, partition = schemas.TABLES[table]
@@ -346,6 +372,8 @@ def _ingest_file(
         if report.written != writer.written:
             raise LakeError(f"{path}: {report.written} rows counted, {writer.written} written")
         outputs = writer.publish()
+    for row in replaces:  # only now that the new file passed: a failed replace keeps the old
+        uncommit(lake, table, row)
     return commit_manifest(lake, table, report, sha, outputs, started, release=release, key=key)
 
 
@@ -399,6 +427,7 @@ def ingest_graph(
         if any(row["source_sha256"] == sha and row["release"] == release for row in committed):
             log.info("%s: already in release %s (same checksum), skipped", path, release)
             continue
+        earlier = []
         if text_format is RANKS:
             earlier = [row for row in committed if row["release"] == release]
             if earlier and not replace:
@@ -406,9 +435,9 @@ def ingest_graph(
                     f"release {release!r} has ranks from {earlier[0]['source_file']} already; "
                     "pass --replace to replace them"
                 )
-            for row in earlier:
-                uncommit(lake, table, row)
         rows.append(
-            _ingest_file(path, sha, text_format, release, lake, max_reject_rate, block_size)
+            _ingest_file(
+                path, sha, text_format, release, lake, max_reject_rate, block_size, earlier
+            )
         )
     return rows

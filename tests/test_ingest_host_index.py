@@ -1,0 +1,317 @@
+"""`ingest.host_index`: Common Crawl's host-index Parquet -> lake `host_index`, schema drift,
+rejects, idempotency and a crash between publishing parts and committing the manifest."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from ingest import schemas
+from ingest.host_index import SOURCE_NAMES, ingest_host_index
+from ingest.lake import LakeError, manifest_rows
+from ingest.synth.config import CRAWLS, DRIFTED_CRAWL
+from tests.conftest import Crawl
+
+CRAWL = "CC-MAIN-2024-10"
+NUTCH = [name for name in schemas.HOST_INDEX.names if name.startswith("nutch_")]
+
+
+def _inputs(crawl: Crawl) -> list[Path]:
+    return sorted((crawl.root / "host-index").glob("crawl=*/*.parquet"))
+
+
+def _source_name(column: str) -> str:
+    return SOURCE_NAMES.get(column, column)
+
+
+def _committed(lake: Path) -> list[dict]:
+    """The lake's host_index rows read through the manifest: parts joined on their key."""
+    parts = f"{lake}/host_index/*/part-*.parquet"
+    manifest = f"{lake}/_manifest/host_index/*.parquet"
+    relation = duckdb.connect().sql(
+        f"""
+        select parts.* exclude (filename)
+        from read_parquet('{parts}', hive_partitioning = true, filename = true) as parts
+        inner join read_parquet('{manifest}') as manifest
+            on regexp_extract(parts.filename, 'part-([0-9a-f]+)\\.parquet$', 1)
+                = manifest.part_key
+        order by parts.crawl, parts.surt_host_name
+        """
+    )
+    return [dict(zip(relation.columns, row, strict=True)) for row in relation.fetchall()]
+
+
+def _snapshot(lake: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(lake)): path.read_bytes() for path in lake.rglob("*") if path.is_file()
+    }
+
+
+def _row(surt: str | None = "com,example", **counts) -> dict:
+    row = {"surt_host_name": surt, "url_host_tld": "com", "hcrank": 1.5, "fetch_200": 3}
+    row.update(counts)
+    return row
+
+
+def _file(path: Path, rows: list[dict], schema: pa.Schema | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+    return path
+
+
+def test_tiny_crawl_host_index_lands_value_for_value(tiny_crawl: Crawl, tmp_path: Path):
+    lake = tmp_path / "lake"
+    inputs = _inputs(tiny_crawl)
+    rows = ingest_host_index(inputs, lake, batch_rows=128)  # several batches per file
+    assert sorted(row["crawl"] for row in rows) == sorted(CRAWLS)
+    for path, row in zip(inputs, rows, strict=True):
+        source = pq.read_table(path)
+        crawl = path.parent.name.removeprefix("crawl=")
+        assert row["crawl"] == crawl
+        assert row["records_read"] == row["records_written"] == source.num_rows > 0
+        assert row["records_rejected"] == 0 and row["rejected_by_reason"] == []
+        assert row["output_files"] == [f"host_index/crawl={crawl}/part-{row['part_key']}.parquet"]
+        landed = pq.read_table(lake / row["output_files"][0])
+        assert landed.schema == schemas.HOST_INDEX
+        for column in schemas.HOST_INDEX.names:
+            name = _source_name(column)
+            if name in source.column_names:
+                assert landed.column(column).to_pylist() == source.column(name).to_pylist(), column
+            else:
+                assert landed.column(column).null_count == landed.num_rows, column
+        if crawl != DRIFTED_CRAWL:
+            assert row["schema_drift"] == []
+    committed = _committed(lake)
+    assert len(committed) == sum(pq.read_metadata(path).num_rows for path in inputs)
+    assert {(row["crawl"], row["surt_host_name"]) for row in committed} == {
+        (path.parent.name.removeprefix("crawl="), host)
+        for path in inputs
+        for host in pq.read_table(path).column("surt_host_name").to_pylist()
+    }
+
+
+def test_drifted_partition_is_read_by_name_and_reported(tiny_crawl: Crawl, tmp_path: Path):
+    (path,) = (tiny_crawl.root / "host-index" / f"crawl={DRIFTED_CRAWL}").glob("*.parquet")
+    source = pq.read_table(path)
+    assert "fetch_200_lote_pct" not in source.column_names
+    assert source.schema.field("nutch_numRecords").type == pa.int64()
+    lake = tmp_path / "lake"
+    (row,) = ingest_host_index([path], lake)
+    landed = pq.read_table(lake / row["output_files"][0])
+    assert landed.column("fetch_200_lote_pct").null_count == landed.num_rows == source.num_rows
+    for column in NUTCH:
+        assert landed.column(column).to_pylist() == source.column(_source_name(column)).to_pylist()
+    assert landed.column("hcrank").to_pylist() == source.column("hcrank").to_pylist()
+    drift = row["schema_drift"]
+    assert "missing column fetch_200_lote_pct: read as null" in drift
+    for column in NUTCH:
+        name = _source_name(column)
+        assert f"column {name} is int64 (reference int32): cast to int64" in drift
+    assert len(drift) == 1 + len(NUTCH)
+
+
+def test_other_spelling_and_order_are_read_by_name(tmp_path: Path):
+    table = pa.table(
+        {
+            "NUTCH_FETCHED": pa.array([7], pa.int32()),
+            "hcrank": [2.5],
+            "Surt_Host_Name": ["org,example"],
+            "nutch_numrecords": pa.array([9], pa.int32()),
+        }
+    )
+    path = tmp_path / f"crawl={CRAWL}" / "part-0.parquet"
+    path.parent.mkdir()
+    pq.write_table(table, path)
+    lake = tmp_path / "lake"
+    (row,) = ingest_host_index([path], lake)
+    (landed,) = pq.read_table(lake / row["output_files"][0]).to_pylist()
+    assert landed["surt_host_name"] == "org,example"
+    assert (landed["nutch_fetched"], landed["nutch_num_records"], landed["hcrank"]) == (7, 9, 2.5)
+    assert landed["fetch_200"] is None
+    assert (
+        "column NUTCH_FETCHED spelt differently from nutch_fetched: read by name"
+        in (row["schema_drift"])
+    )
+    assert (
+        "column nutch_numrecords spelt differently from nutch_numRecords: read by name"
+        in (row["schema_drift"])
+    )
+
+
+def test_a_count_stored_as_text_is_refused_naming_file_and_column(tmp_path: Path):
+    path = _file(
+        tmp_path / f"crawl={CRAWL}" / "bad.parquet",
+        [{"surt_host_name": "com,a", "nutch_fetched": "12"}],
+    )
+    lake = tmp_path / "lake"
+    with pytest.raises(LakeError, match=r"bad\.parquet: column 'nutch_fetched' is string"):
+        ingest_host_index([path], lake)
+    assert manifest_rows(lake, "host_index") == []
+
+
+def test_an_overflowing_count_is_refused_and_nothing_is_published(tmp_path: Path):
+    schema = pa.schema([("surt_host_name", pa.string()), ("nutch_fetched", pa.uint64())])
+    rows = [{"surt_host_name": f"com,h{i}", "nutch_fetched": i} for i in range(50)]
+    rows.append({"surt_host_name": "com,big", "nutch_fetched": 2**63})
+    path = _file(tmp_path / f"crawl={CRAWL}" / "big.parquet", rows, schema)
+    lake = tmp_path / "lake"
+    with pytest.raises(LakeError, match=r"big\.parquet: column 'nutch_fetched' does not fit int64"):
+        ingest_host_index([path], lake, batch_rows=16)  # the overflow is in a later batch
+    assert not list((lake / "host_index").rglob("*.parquet"))
+    assert not list(lake.rglob("*.tmp"))
+    assert manifest_rows(lake, "host_index") == []
+    # a value that fits is cast and read exactly
+    small = _file(tmp_path / f"crawl={CRAWL}" / "small.parquet", rows[:-1], schema)
+    (row,) = ingest_host_index([small], lake)
+    landed = pq.read_table(lake / row["output_files"][0])
+    assert landed.column("nutch_fetched").to_pylist() == list(range(50))
+
+
+def test_a_missing_surt_host_name_column_is_refused(tmp_path: Path):
+    path = _file(tmp_path / f"crawl={CRAWL}" / "x.parquet", [{"fetch_200": 1}])
+    with pytest.raises(LakeError, match=r"required column 'surt_host_name' is missing"):
+        ingest_host_index([path], tmp_path / "lake")
+
+
+def test_the_crawl_comes_from_the_folder_else_from_the_crawl_argument(tmp_path: Path):
+    loose = _file(tmp_path / "loose" / "part.parquet", [_row("com,loose")])
+    with pytest.raises(LakeError, match=r"no crawl=<id> folder in the path; pass --crawl"):
+        ingest_host_index([loose], tmp_path / "lake")
+    with pytest.raises(LakeError, match=r"not a crawl id: 'CC-MAIN-24'"):
+        ingest_host_index([loose], tmp_path / "lake", crawl="CC-MAIN-24")
+    foldered = _file(tmp_path / "crawl=CC-MAIN-2023-06" / "part.parquet", [_row("com,folder")])
+    bad_folder = _file(tmp_path / "crawl=latest" / "part.parquet", [_row("com,x")])
+    with pytest.raises(LakeError, match=r"not a crawl id: 'latest'"):
+        ingest_host_index([bad_folder], tmp_path / "lake")
+    assert not (tmp_path / "lake").exists()  # refused before any work
+
+    rows = ingest_host_index([loose, foldered], tmp_path / "lake", crawl=CRAWL)
+    assert [row["crawl"] for row in rows] == [CRAWL, "CC-MAIN-2023-06"]
+    assert [(row["crawl"], row["surt_host_name"]) for row in _committed(tmp_path / "lake")] == [
+        ("CC-MAIN-2023-06", "com,folder"),
+        (CRAWL, "com,loose"),
+    ]
+
+
+def test_invalid_rows_are_rejected_and_counted(tmp_path: Path):
+    rows = [_row(f"com,h{i}", nutch_fetched=i) for i in range(20)]
+    rows[3] = _row(None)
+    rows[7] = _row("")
+    rows[11] = _row("com,negative", nutch_fetched=-1)
+    rows[12] = _row("com,negative2", fetch_200=-5)
+    rows[13] = _row(None, fetch_200=-1)  # both: counted once, as the missing host
+    rows[17] = _row("com,nulls", fetch_200=None)  # a null count is fine
+    path = _file(tmp_path / f"crawl={CRAWL}" / "x.parquet", rows)
+    lake = tmp_path / "lake"
+    with pytest.raises(LakeError, match=r"5 of 20 records rejected"):
+        ingest_host_index([path], lake)
+    (row,) = ingest_host_index([path], lake, max_reject_rate=0.5, batch_rows=8)
+    assert (row["records_read"], row["records_written"], row["records_rejected"]) == (20, 15, 5)
+    assert dict(row["rejected_by_reason"]) == {"missing_surt_host_name": 3, "negative_count": 2}
+    assert [example.split(": ")[0].rsplit(":", 1)[1] for example in row["rejected_examples"]] == [
+        "row 3",
+        "row 7",
+        "row 13",
+        "row 11",
+        "row 12",
+    ]
+    hosts = [landed["surt_host_name"] for landed in _committed(lake)]
+    assert len(hosts) == 15 and "com,negative" not in hosts and "" not in hosts
+    assert "com,nulls" in hosts
+
+
+def test_more_rejects_than_examples_are_all_counted(tmp_path: Path):
+    rows = [_row(f"com,h{i}") for i in range(100)] + [_row(None) for _ in range(30)]
+    path = _file(tmp_path / f"crawl={CRAWL}" / "x.parquet", rows)
+    (row,) = ingest_host_index([path], tmp_path / "lake", max_reject_rate=0.5, batch_rows=7)
+    assert dict(row["rejected_by_reason"]) == {"missing_surt_host_name": 30}
+    assert row["records_read"] == row["records_written"] + row["records_rejected"] == 130
+
+
+def test_rerun_is_a_no_op(tiny_crawl: Crawl, tmp_path: Path):
+    lake = tmp_path / "lake"
+    inputs = _inputs(tiny_crawl)
+    assert len(ingest_host_index(inputs, lake)) == len(inputs)
+    before = _snapshot(lake)
+    assert ingest_host_index(inputs, lake) == []
+    assert _snapshot(lake) == before
+    # the same bytes under another name are the same input
+    copy = tmp_path / "copy" / f"crawl={CRAWL}" / "again.parquet"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(inputs[-1], copy)
+    assert ingest_host_index([copy], lake) == []
+
+
+def test_crash_between_publish_and_commit_then_rerun(tiny_crawl, tmp_path, monkeypatch):
+    inputs = _inputs(tiny_crawl)
+    clean = tmp_path / "clean"
+    ingest_host_index(inputs, clean)
+
+    import ingest.host_index
+
+    real_commit = ingest.host_index.commit_manifest
+    calls = []
+
+    def commit_then_crash(*args, **kwargs):
+        calls.append(args[2].path)
+        if len(calls) == 3:  # the third file's parts are published, its manifest never written
+            raise KeyboardInterrupt("killed")
+        return real_commit(*args, **kwargs)
+
+    monkeypatch.setattr(ingest.host_index, "commit_manifest", commit_then_crash)
+    lake = tmp_path / "lake"
+    with pytest.raises(KeyboardInterrupt):
+        ingest_host_index(inputs, lake)
+    assert len(manifest_rows(lake, "host_index")) == 2
+    assert len(list((lake / "host_index").rglob("part-*.parquet"))) == 3
+    # an orphan part is invisible when read through the manifest
+    assert {row["crawl"] for row in _committed(lake)} == {
+        path.parent.name.removeprefix("crawl=") for path in inputs[:2]
+    }
+    third = inputs[2].parent.name
+    (lake / "host_index" / third / ".part-abc.1.tmp").write_bytes(b"half a part")
+
+    monkeypatch.setattr(ingest.host_index, "commit_manifest", real_commit)
+    rows = ingest_host_index(inputs, lake)
+    assert len(rows) == len(inputs) - 2
+    assert len(manifest_rows(lake, "host_index")) == len(inputs)
+    assert len(list((lake / "host_index").rglob("part-*.parquet"))) == len(inputs)
+    assert not list(lake.rglob("*.tmp"))
+    committed = _committed(lake)
+    keys = [(row["crawl"], row["surt_host_name"]) for row in committed]
+    assert len(keys) == len(set(keys)) == sum(pq.read_metadata(p).num_rows for p in inputs)
+    assert committed == _committed(clean)
+
+
+def test_no_inputs_is_an_error(tmp_path: Path):
+    with pytest.raises(LakeError, match="no input files"):
+        ingest_host_index([], tmp_path / "lake")
+
+
+def test_an_unreadable_file_is_refused_naming_it(tmp_path: Path):
+    path = tmp_path / f"crawl={CRAWL}" / "broken.parquet"
+    path.parent.mkdir()
+    path.write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(LakeError, match=r"broken\.parquet: not a readable Parquet file"):
+        ingest_host_index([path], tmp_path / "lake")
+
+
+def test_a_damaged_data_page_is_a_lake_error_naming_the_file(tmp_path: Path):
+    path = _file(
+        tmp_path / f"crawl={CRAWL}" / "damaged.parquet", [_row(f"com,h{i}") for i in range(999)]
+    )
+    data = bytearray(path.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    for index in range(4, len(data) - 8 - footer):  # every page, not the footer
+        data[index] ^= 0x5A
+    path.write_bytes(bytes(data))
+    lake = tmp_path / "lake"
+    with pytest.raises(LakeError, match=r"damaged\.parquet: not a readable Parquet file: \S"):
+        ingest_host_index([path], lake)
+    assert manifest_rows(lake, "host_index") == []
+    assert not list(lake.rglob("*.tmp")) and not list((lake / "host_index").rglob("*.parquet"))
