@@ -346,6 +346,17 @@ def _to_lake(text_format: TextFormat, batch: pa.RecordBatch) -> pa.RecordBatch:
 
 
 _TABLE_OF = {"ranks": "host_ranks", "vertices": "host_vertices", "edges": "host_edges"}
+# Positions and ids are sorted or nearly so: delta encoding shrinks them to almost nothing.
+_ENCODINGS = {
+    "host_ranks": {
+        "hc_pos": "DELTA_BINARY_PACKED",
+        "pr_pos": "DELTA_BINARY_PACKED",
+        "hc_val": "BYTE_STREAM_SPLIT",
+        "pr_val": "BYTE_STREAM_SPLIT",
+    },
+    "host_vertices": {"vertex_id": "DELTA_BINARY_PACKED"},
+    "host_edges": {"from_vertex_id": "DELTA_BINARY_PACKED", "to_vertex_id": "DELTA_BINARY_PACKED"},
+}
 
 
 def _ingest_file(
@@ -362,7 +373,9 @@ def _ingest_file(
     schema, partition = schemas.TABLES[table]
     started = datetime.now(UTC)
     key = release_key(release, sha)
-    with PartWriter(lake, table, key, schema, partition) as writer:
+    with PartWriter(
+        lake, table, key, schema, partition, column_encoding=_ENCODINGS[table]
+    ) as writer:
 
         def sink(batch: pa.RecordBatch) -> None:
             writer.write(release, _to_lake(text_format, batch))
