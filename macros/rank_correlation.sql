@@ -1,0 +1,23 @@
+{# The mid-rank of a value within its group: tied values share the average of the
+   ranks they span, as scipy.stats.rankdata(method='average') does. Spearman's rho is
+   corr() of two mid-ranks. #}
+{% macro mid_rank(value, partition_by) -%}
+    (
+        rank() over (partition by {{ partition_by }} order by {{ value }})
+        + (count(*) over (partition by {{ partition_by }}, {{ value }}) - 1) / 2
+    )
+{%- endmacro %}
+
+{# Weighted Pearson correlation of x and y with weights w, given each group's
+   weighted means (computed first, so that the sums are of centred terms and do not
+   cancel): sum w(x - mx)(y - my) / sqrt(sum w(x - mx)^2 * sum w(y - my)^2). #}
+{% macro weighted_corr(x, y, weight, x_mean, y_mean) -%}
+    sum({{ weight }} * ({{ x }} - {{ x_mean }}) * ({{ y }} - {{ y_mean }}))
+    / nullif(
+        sqrt(
+            sum({{ weight }} * ({{ x }} - {{ x_mean }}) ** 2)
+            * sum({{ weight }} * ({{ y }} - {{ y_mean }}) ** 2)
+        ),
+        0
+    )
+{%- endmacro %}
