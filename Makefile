@@ -59,7 +59,7 @@ test: venv lint pytest dbt-test-build
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/sqlfluff lint models macros --templater jinja
+	$(VENV)/bin/sqlfluff lint models macros tests/singular --templater jinja
 
 pytest: venv
 	$(PY) -m pytest -q
