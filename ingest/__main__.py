@@ -100,6 +100,9 @@ def _parser() -> argparse.ArgumentParser:
             "--path", nargs="+", required=True, metavar="DIR_OR_GLOB", help="files or folders"
         )
         command.add_argument("--crawl", help="crawl id when the path has no crawl=<id> folder")
+        command.add_argument(
+            "--workers", type=_non_negative, default=0, help="processes, one file each (0: cores)"
+        )
     for command in (graph, host_index, annotations):
         command.add_argument("--lake", type=Path, default=home / "lake", help="lake folder")
         command.add_argument(
@@ -176,7 +179,9 @@ def _lake_ingest(args: argparse.Namespace) -> int:
                 from ingest.host_index import ingest_host_index as ingest
             else:
                 from ingest.annotations import ingest_annotations as ingest
-            rows = ingest(files, args.lake, args.crawl, args.max_reject_rate)
+            rows = ingest(
+                files, args.lake, args.crawl, args.max_reject_rate, workers=args.workers or None
+            )
             what = args.command
     except LakeError as error:
         print(f"python -m ingest {args.command}: error: {error}", file=sys.stderr)

@@ -35,6 +35,7 @@ from ingest.lake import (
     commit_manifest,
     file_key,
     manifest_rows,
+    map_files,
     remove_leftovers,
     sha256_of,
     write_schema_files,
@@ -181,14 +182,16 @@ def ingest_annotations(
     crawl: str | None = None,
     max_reject_rate: float = 0.001,
     batch_rows: int = 1 << 19,
+    workers: int | None = None,
 ) -> list[dict]:
     """Ingest GneissWeb/FineWeb annotation Parquet files; return the new manifest rows.
 
-    Files already in the lake (same SHA-256) are skipped.
+    Files already in the lake (same SHA-256) are skipped; the others are ingested by
+    ``workers`` processes (default: one per core), each file on its own.
 
     Raises:
         LakeError: for a file that is unreadable, lacks ``id``/``url``, has no crawl, or has
-            too many rejected rows; files before it stay committed.
+            too many rejected rows (files already done stay committed).
     """
     if not inputs:
         raise LakeError("no input files")
@@ -198,12 +201,12 @@ def ingest_annotations(
     remove_leftovers(lake, [TABLE])
     write_schema_files(lake)
     committed = {row["source_sha256"] for row in manifest_rows(lake, TABLE)}
-    rows = []
+    jobs = []
     for path in inputs:
         sha = sha256_of(path)
         if sha in committed:
             log.info("%s: already in the lake (same checksum), skipped", path)
             continue
-        rows.append(_ingest_file(path, sha, crawl, lake, max_reject_rate, batch_rows))
-        committed.add(sha)
-    return rows
+        committed.add(sha)  # the same content twice in one run is ingested once
+        jobs.append((path, sha, crawl, lake, max_reject_rate, batch_rows))
+    return map_files(_ingest_file, jobs, workers)

@@ -29,6 +29,7 @@ from ingest.lake import (
     commit_manifest,
     file_key,
     manifest_rows,
+    map_files,
     remove_leftovers,
     sha256_of,
     write_schema_files,
@@ -127,15 +128,17 @@ def ingest_host_index(
     crawl: str | None = None,
     max_reject_rate: float = 0.001,
     batch_rows: int = 1 << 20,
+    workers: int | None = None,
 ) -> list[dict]:
     """Ingest host-index Parquet files; return the manifest rows of the files ingested now.
 
     Each file's crawl is its ``crawl=<id>`` folder, else ``crawl``. Files already in the lake
-    (same SHA-256) are skipped.
+    (same SHA-256) are skipped; the others are ingested by ``workers`` processes (default: one
+    per core), each file on its own.
 
     Raises:
         LakeError: for a file without a crawl, unreadable or incompatible, or with too many
-            rejected rows; files before it stay committed.
+            rejected rows (files already done stay committed).
     """
     if not inputs:
         raise LakeError("no input files")
@@ -144,12 +147,12 @@ def ingest_host_index(
     remove_leftovers(lake, [TABLE])
     write_schema_files(lake)
     committed = {row["source_sha256"] for row in manifest_rows(lake, TABLE)}
-    rows = []
+    jobs = []
     for path in inputs:
         sha = sha256_of(path)
         if sha in committed:
             log.info("%s: already in the lake (same checksum), skipped", path)
             continue
-        rows.append(_ingest_file(path, sha, crawls[path], lake, max_reject_rate, batch_rows))
-        committed.add(sha)
-    return rows
+        committed.add(sha)  # the same content twice in one run is ingested once
+        jobs.append((path, sha, crawls[path], lake, max_reject_rate, batch_rows))
+    return map_files(_ingest_file, jobs, workers)

@@ -23,11 +23,13 @@ from __future__ import annotations
 import glob
 import hashlib
 import logging
+import multiprocessing
 import os
 import queue
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,6 +48,7 @@ __all__ = [
     "expand_inputs",
     "file_key",
     "manifest_rows",
+    "map_files",
     "remove_leftovers",
     "sha256_of",
     "uncommit",
@@ -373,3 +376,26 @@ def write_schema_files(lake: Path) -> None:
         temporary = target.parent / f".empty.{os.getpid()}.tmp"
         pq.write_table(schema.empty_table(), temporary)
         os.replace(temporary, target)
+
+
+def map_files(function: Callable[..., dict], jobs: list[tuple], workers: int | None) -> list[dict]:
+    """``function(*job)`` for every job, in worker processes when there are several files.
+
+    Each job ingests and commits one input file on its own, so files are independent: results
+    come back in job order, and the first failure is raised once the jobs already running
+    have finished (their files stay committed; jobs not yet started are cancelled). Workers
+    are spawned, not forked, so no lock held by a thread of this process leaks into them.
+    """
+    count = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    if count == 1:
+        return [function(*job) for job in jobs]
+    with ProcessPoolExecutor(
+        max_workers=count, mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
+        futures = [pool.submit(function, *job) for job in jobs]
+        try:
+            return [future.result() for future in futures]
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
