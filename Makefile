@@ -18,7 +18,7 @@ RAW = $(HOSTAWARE_HOME)/raw
 # The tiny crawl that `make test` builds lives apart from the demo's data.
 TEST_HOME := $(CURDIR)/build/test-home
 
-.PHONY: demo test venv lint pytest synth-demo ingest build dbt-test-build clean
+.PHONY: demo test venv lint pytest synth-demo ingest build dbt-test-build warehouse-test clean
 
 venv: $(VENV)/.installed
 
@@ -54,7 +54,7 @@ ingest: venv
 build: venv
 	$(DBT) build --quiet --target dev
 
-test: venv lint pytest dbt-test-build
+test: venv lint pytest dbt-test-build warehouse-test
 
 lint: venv
 	$(VENV)/bin/ruff check .
@@ -69,6 +69,10 @@ dbt-test-build: venv
 	$(PY) -m ingest synth --out $(TEST_HOME)/raw --seed $(SEED) --scale tiny
 	$(MAKE) --no-print-directory ingest build HOSTAWARE_HOME=$(TEST_HOME) \
 		WAREHOUSE_PATH=$(TEST_HOME)/warehouse.duckdb
+
+# Reference checks of the marts against scipy/pandas on the warehouse dbt-test-build made.
+warehouse-test: venv
+	HOSTAWARE_TEST_WAREHOUSE=$(TEST_HOME)/warehouse.duckdb $(PY) -m pytest -q -m warehouse
 
 clean:
 	rm -rf build target logs

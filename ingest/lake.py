@@ -384,13 +384,14 @@ def map_files(function: Callable[..., dict], jobs: list[tuple], workers: int | N
     Each job ingests and commits one input file on its own, so files are independent: results
     come back in job order, and the first failure is raised once the jobs already running
     have finished (their files stay committed; jobs not yet started are cancelled). Workers
-    are spawned, not forked, so no lock held by a thread of this process leaks into them.
+    are forked, as for the document ingest (Arrow re-creates its thread pools after a fork),
+    so a calling script needs no ``if __name__ == "__main__"`` guard.
     """
     count = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     if count == 1:
         return [function(*job) for job in jobs]
     with ProcessPoolExecutor(
-        max_workers=count, mp_context=multiprocessing.get_context("spawn")
+        max_workers=count, mp_context=multiprocessing.get_context("fork")
     ) as pool:
         futures = [pool.submit(function, *job) for job in jobs]
         try:

@@ -21,3 +21,15 @@
         0
     )
 {%- endmacro %}
+
+{# A correlation as reported: null where it is undefined (fewer than two rows, or no
+   variance: DuckDB's corr() gives NaN there, which would compare above 1), and clamped
+   to [-1, 1] against rounding (a perfect correlation summed in another order by
+   parallel threads can come out as 1.0000000000000002). #}
+{% macro bounded_correlation(expression) -%}
+    case
+        when {{ expression }} is null or isnan({{ expression }}) then null
+        -- greatest() and least() skip nulls, hence the test above
+        else greatest(-1.0, least(1.0, {{ expression }}))
+    end
+{%- endmacro %}

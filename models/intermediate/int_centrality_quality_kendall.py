@@ -14,10 +14,13 @@ from scipy import stats
 KEYS = ["classifier", "centrality_metric", "stratum_type", "stratum"]
 
 
-def _group_statistics(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+def _group_statistics(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None]:
+    """Both statistics; None where undefined (fewer than two hosts, or no variance)."""
     if len(x) < 2:
-        return float("nan"), float("nan")
-    return float(stats.kendalltau(x, y).statistic), float(stats.weightedtau(x, y).statistic)
+        return None, None
+    tau = float(stats.kendalltau(x, y).statistic)
+    weighted = float(stats.weightedtau(x, y).statistic)
+    return (None if np.isnan(tau) else tau), (None if np.isnan(weighted) else weighted)
 
 
 def model(dbt, session):
@@ -34,11 +37,13 @@ def model(dbt, session):
         "pairs",
         f"select centrality_value, quality_score_median from pairs order by {keys}",
     ).fetchnumpy()
-    x = np.asarray(values["centrality_value"], dtype=float)
-    y = np.asarray(values["quality_score_median"], dtype=float)
+    # the pairs hold no nulls (a masked value would read as 0 here)
+    x = np.ma.filled(np.ma.asarray(values["centrality_value"], dtype=float), np.nan)
+    y = np.ma.filled(np.ma.asarray(values["quality_score_median"], dtype=float), np.nan)
     ends = np.cumsum(groups["host_count"].to_numpy())
     starts = ends - groups["host_count"].to_numpy()
     taus = [_group_statistics(x[a:b], y[a:b]) for a, b in zip(starts, ends, strict=True)]
-    groups["kendall_tau_b"] = [tau for tau, _ in taus]
-    groups["weighted_tau"] = [weighted for _, weighted in taus]
+    # nullable floats, so that an undefined statistic lands as NULL rather than NaN
+    groups["kendall_tau_b"] = pd.array([tau for tau, _ in taus], dtype="Float64")
+    groups["weighted_tau"] = pd.array([weighted for _, weighted in taus], dtype="Float64")
     return pd.DataFrame(groups)

@@ -77,6 +77,8 @@ centrality_quality_pairs as (
         hosts_by_stratum.doc_count
 
     from hosts_by_stratum
+    -- a host without the metric (`---` in the ranks file) is not a pair
+    where hosts_by_stratum.centrality_value is not null
 )
 
 select * from centrality_quality_pairs

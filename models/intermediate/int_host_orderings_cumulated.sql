@@ -99,7 +99,9 @@ hosts_flagged_first_of_tld as (
                 hosts_ordered.random_seed,
                 hosts_ordered.url_host_tld
             order by hosts_ordered.rank_in_policy
-        ) = 1 as is_first_of_tld
+        ) = 1
+        -- a host without a public suffix (an IP address) adds no TLD
+        and hosts_ordered.url_host_tld is not null as is_first_of_tld
 
     from hosts_ordered
 ),

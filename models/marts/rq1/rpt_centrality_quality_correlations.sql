@@ -51,17 +51,17 @@ spearman_correlations as (
         pairs_with_weighted_means.stratum_type,
         pairs_with_weighted_means.stratum,
         count(*) as host_count,
-        corr(
-            pairs_with_weighted_means.centrality_rank,
-            pairs_with_weighted_means.quality_rank
-        ) as spearman_rho,
-        {{ weighted_corr(
+        {{ bounded_correlation(
+            'corr(pairs_with_weighted_means.centrality_rank,'
+            ~ ' pairs_with_weighted_means.quality_rank)'
+        ) }} as spearman_rho,
+        {{ bounded_correlation(weighted_corr(
             'pairs_with_weighted_means.centrality_rank',
             'pairs_with_weighted_means.quality_rank',
             'pairs_with_weighted_means.doc_count',
             'pairs_with_weighted_means.centrality_rank_weighted_mean',
             'pairs_with_weighted_means.quality_rank_weighted_mean'
-        ) }} as weighted_spearman_rho
+        )) }} as weighted_spearman_rho
 
     from pairs_with_weighted_means
     group by all

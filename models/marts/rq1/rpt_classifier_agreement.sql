@@ -38,7 +38,9 @@ classifier_agreement as (
 
         ---------- numerics
         count(*) as doc_count,
-        corr(score_pairs_ranked.rank_a, score_pairs_ranked.rank_b) as spearman_rho
+        {{ bounded_correlation(
+            'corr(score_pairs_ranked.rank_a, score_pairs_ranked.rank_b)'
+        ) }} as spearman_rho
 
     from score_pairs_ranked
     group by all

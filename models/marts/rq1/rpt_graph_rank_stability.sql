@@ -36,8 +36,9 @@ host_ranks_ordered as (
         on host_ranks.release = releases_ordered.release
 ),
 
--- Hosts present in two releases, each metric's value in both.
-host_pairs as (
+-- Hosts present in two releases with the metric's value in both (a ranks file may
+-- lack a value: `---`, read as null).
+host_pairs_with_values as (
     select
         earlier.release as reference_release,
         later.release as later_release,
@@ -55,6 +56,11 @@ host_pairs as (
         ('hc', earlier.hc_val, later.hc_val),
         ('pr', earlier.pr_val, later.pr_val)
     ) as metrics (centrality_metric, reference_value, later_value)
+),
+
+host_pairs as (
+    select * from host_pairs_with_values
+    where reference_value is not null and later_value is not null
 ),
 
 host_pairs_ranked as (
@@ -83,8 +89,9 @@ graph_rank_stability as (
 
         ---------- numerics
         count(*) as host_count,
-        corr(host_pairs_ranked.reference_rank, host_pairs_ranked.later_rank)
-            as spearman_rho
+        {{ bounded_correlation(
+            'corr(host_pairs_ranked.reference_rank, host_pairs_ranked.later_rank)'
+        ) }} as spearman_rho
 
     from host_pairs_ranked
     group by all
