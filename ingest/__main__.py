@@ -101,7 +101,10 @@ def _parser() -> argparse.ArgumentParser:
         )
         command.add_argument("--crawl", help="crawl id when the path has no crawl=<id> folder")
         command.add_argument(
-            "--workers", type=_non_negative, default=0, help="processes, one file each (0: cores)"
+            "--workers",
+            type=_non_negative,
+            default=0,
+            help="processes, one file each (0: one per core, at most 4)",
         )
     for command in (graph, host_index, annotations):
         command.add_argument("--lake", type=Path, default=home / "lake", help="lake folder")

@@ -181,7 +181,7 @@ def ingest_annotations(
     lake: Path,
     crawl: str | None = None,
     max_reject_rate: float = 0.001,
-    batch_rows: int = 1 << 19,
+    batch_rows: int = 1 << 18,
     workers: int | None = None,
 ) -> list[dict]:
     """Ingest GneissWeb/FineWeb annotation Parquet files; return the new manifest rows.

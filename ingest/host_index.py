@@ -127,7 +127,7 @@ def ingest_host_index(
     lake: Path,
     crawl: str | None = None,
     max_reject_rate: float = 0.001,
-    batch_rows: int = 1 << 20,
+    batch_rows: int = 1 << 18,
     workers: int | None = None,
 ) -> list[dict]:
     """Ingest host-index Parquet files; return the manifest rows of the files ingested now.

@@ -58,6 +58,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _EXAMPLES = 10  # rejected records kept verbatim in the manifest, per file
+# Default cap on file workers: each holds a few record batches in flight (~0.3 GB with the
+# host index's 256k-row batches), so the default stays far below 4 GB on big machines.
+_DEFAULT_WORKERS_MAX = 4
 
 
 class LakeError(RuntimeError):
@@ -381,13 +384,15 @@ def write_schema_files(lake: Path) -> None:
 def map_files(function: Callable[..., dict], jobs: list[tuple], workers: int | None) -> list[dict]:
     """``function(*job)`` for every job, in worker processes when there are several files.
 
+    ``workers`` defaults to one per core, at most four.
+
     Each job ingests and commits one input file on its own, so files are independent: results
     come back in job order, and the first failure is raised once the jobs already running
     have finished (their files stay committed; jobs not yet started are cancelled). Workers
     are forked, as for the document ingest (Arrow re-creates its thread pools after a fork),
     so a calling script needs no ``if __name__ == "__main__"`` guard.
     """
-    count = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    count = max(1, min(workers or min(os.cpu_count() or 1, _DEFAULT_WORKERS_MAX), len(jobs)))
     if count == 1:
         return [function(*job) for job in jobs]
     with ProcessPoolExecutor(
