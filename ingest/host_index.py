@@ -28,11 +28,8 @@ from ingest.lake import (
     PartWriter,
     commit_manifest,
     file_key,
-    manifest_rows,
     map_files,
-    remove_leftovers,
-    sha256_of,
-    write_schema_files,
+    new_inputs,
 )
 from ingest.parquet_input import crawl_of_path, open_parquet, plan_columns, read_planned
 
@@ -143,16 +140,8 @@ def ingest_host_index(
     if not inputs:
         raise LakeError("no input files")
     crawls = {path: crawl_of_path(path, crawl) for path in inputs}  # fail before any work
-    lake.mkdir(parents=True, exist_ok=True)
-    remove_leftovers(lake, [TABLE])
-    write_schema_files(lake)
-    committed = {row["source_sha256"] for row in manifest_rows(lake, TABLE)}
-    jobs = []
-    for path in inputs:
-        sha = sha256_of(path)
-        if sha in committed:
-            log.info("%s: already in the lake (same checksum), skipped", path)
-            continue
-        committed.add(sha)  # the same content twice in one run is ingested once
-        jobs.append((path, sha, crawls[path], lake, max_reject_rate, batch_rows))
+    jobs = [
+        (path, sha, crawls[path], lake, max_reject_rate, batch_rows)
+        for path, sha in new_inputs(lake, TABLE, inputs)
+    ]
     return map_files(_ingest_file, jobs, workers)

@@ -49,6 +49,7 @@ __all__ = [
     "file_key",
     "manifest_rows",
     "map_files",
+    "new_inputs",
     "remove_leftovers",
     "sha256_of",
     "uncommit",
@@ -405,3 +406,25 @@ def map_files(function: Callable[..., dict], jobs: list[tuple], workers: int | N
             for future in futures:
                 future.cancel()
             raise
+
+
+def new_inputs(lake: Path, table: str, inputs: Iterable[Path]) -> list[tuple[Path, str]]:
+    """Prepare the lake for an ingest into ``table``; return the inputs it lacks, with checksums.
+
+    Creates the lake, removes leftovers of an interrupted run and (re)writes the schema files.
+    A file whose checksum is committed already is skipped (logged), and so is the second of
+    two files with the same content in one run.
+    """
+    lake.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(lake, [table])
+    write_schema_files(lake)
+    committed = {row["source_sha256"] for row in manifest_rows(lake, table)}
+    todo = []
+    for path in inputs:
+        sha = sha256_of(path)
+        if sha in committed:
+            log.info("%s: already in the lake (same checksum), skipped", path)
+            continue
+        committed.add(sha)
+        todo.append((path, sha))
+    return todo
