@@ -2,12 +2,8 @@
 
 with
 
-host_classifier_stats as (
-    select * from {{ ref('int_host_classifier_stats') }}
-),
-
-hosts_profiled as (
-    select * from {{ ref('int_hosts_profiled') }}
+host_universe as (
+    select * from {{ ref('int_host_universe') }}
 ),
 
 random_seeds as (
@@ -18,26 +14,21 @@ key_policies as (
     select unnest(['hc', 'pr', 'cc_coverage', 'oracle']) as policy
 ),
 
--- The host universe U_c (SPEC §4.0) with what a crawl would collect from each host.
+-- What a crawl would collect from each host of the universe.
 hosts_in_universe as (
     select
-        host_classifier_stats.classifier,
-        host_classifier_stats.surt_host_name,
-        hosts_profiled.url_host_tld,
-        host_classifier_stats.doc_count as page_count,
-        host_classifier_stats.hq_doc_count as hq_page_count,
-        host_classifier_stats.hq_density,
-        hosts_profiled.hc_val,
-        hosts_profiled.pr_val,
-        hosts_profiled.fetched_url_count,
-        md5(host_classifier_stats.surt_host_name) as tie_breaker
+        host_universe.classifier,
+        host_universe.surt_host_name,
+        host_universe.url_host_tld,
+        host_universe.doc_count as page_count,
+        host_universe.hq_doc_count as hq_page_count,
+        host_universe.hq_density,
+        host_universe.hc_val,
+        host_universe.pr_val,
+        host_universe.fetched_url_count,
+        md5(host_universe.surt_host_name) as tie_breaker
 
-    from host_classifier_stats
-    inner join hosts_profiled
-        on host_classifier_stats.surt_host_name = hosts_profiled.surt_host_name
-    where
-        host_classifier_stats.doc_count >= {{ var('min_docs_per_host') }}
-        and hosts_profiled.is_in_graph
+    from host_universe
 ),
 
 -- random: a deterministic shuffle per seed (SPEC §4.0: md5 of key and seed)
