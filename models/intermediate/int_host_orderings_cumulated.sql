@@ -31,20 +31,42 @@ hosts_in_universe as (
     from host_universe
 ),
 
--- random: a deterministic shuffle per seed (SPEC §4.0: md5 of key and seed)
+universe_hosts as (
+    select distinct host_universe.surt_host_name
+    from host_universe
+),
+
+-- random: a deterministic shuffle per seed (SPEC §4.0: md5 of key and seed). A host's
+-- place in the shuffle is computed once, over every classifier's hosts, and each
+-- classifier's order follows it: the same order as sorting its hosts by the md5,
+-- with one md5 per host and seed, and integers to sort afterwards.
+random_positions as (
+    select
+        universe_hosts.surt_host_name,
+        random_seeds.random_seed,
+        row_number() over (
+            partition by random_seeds.random_seed
+            order by
+                md5(universe_hosts.surt_host_name || ':' || random_seeds.random_seed)
+        ) as random_position
+
+    from universe_hosts
+    cross join random_seeds
+),
+
 hosts_ordered_at_random as (
     select
         hosts_in_universe.*,
         'random' as policy,
-        random_seeds.random_seed,
+        random_positions.random_seed,
         row_number() over (
-            partition by hosts_in_universe.classifier, random_seeds.random_seed
-            order by
-                md5(hosts_in_universe.surt_host_name || ':' || random_seeds.random_seed)
+            partition by hosts_in_universe.classifier, random_positions.random_seed
+            order by random_positions.random_position
         ) as rank_in_policy
 
     from hosts_in_universe
-    cross join random_seeds
+    inner join random_positions
+        on hosts_in_universe.surt_host_name = random_positions.surt_host_name
 ),
 
 -- hc, pr: most central first; cc_coverage: Common Crawl's own per-host fetches first;
