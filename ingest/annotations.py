@@ -102,16 +102,11 @@ def _convert(
         ("score_out_of_range", out_of_range & ~missing_id & ~bad_url & ~bad_crawl),
     )
     bad = missing_id | bad_url | bad_crawl | out_of_range
-    for reason, mask in reasons:
-        where = np.flatnonzero(mask)
-        for row in where[:3].tolist():
-            report.reject(
-                reason,
-                f"row {first_row + row}",
-                f"id={ids[row].as_py()!r} url={batch.column('url')[row].as_py()!r}",
-            )
-        if where.size > 3:
-            report.rejected[reason] += int(where.size - 3)
+    report.reject_rows(
+        reasons,
+        first_row,
+        lambda row: f"id={ids[row].as_py()!r} url={batch.column('url')[row].as_py()!r}",
+    )
     arrays = [
         hosts if field.name == "surt_host_name" else batch.column(field.name)
         for field in schemas.PAGE_ANNOTATIONS

@@ -74,13 +74,11 @@ def _checked(batch: pa.RecordBatch, report: IngestReport, first_row: int) -> pa.
     bad = missing | negative
     if not bad.any():
         return batch
-    reasons = (("missing_surt_host_name", missing), ("negative_count", negative & ~missing))
-    for reason, mask in reasons:
-        rows = np.flatnonzero(mask)
-        for row in rows[:3].tolist():
-            report.reject(reason, f"row {first_row + row}", str(batch.slice(row, 1).to_pylist()))
-        if rows.size > 3:
-            report.rejected[reason] += int(rows.size - 3)
+    report.reject_rows(
+        (("missing_surt_host_name", missing), ("negative_count", negative & ~missing)),
+        first_row,
+        lambda row: str(batch.slice(row, 1).to_pylist()),
+    )
     return batch.filter(pa.array(~bad))
 
 

@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -123,6 +124,26 @@ class IngestReport:
         self.rejected[reason] += count
         if len(self.examples) < _EXAMPLES:
             self.examples.append(f"{self.path}:{where}: {reason}: {text[:160]!r}")
+
+    def reject_rows(
+        self,
+        reasons: Iterable[tuple[str, np.ndarray]],
+        first_row: int,
+        describe: Callable[[int], str],
+    ) -> None:
+        """Count the rows of a batch each boolean mask marks, keeping three examples per reason.
+
+        Args:
+            reasons: (reason, mask over the batch's rows) pairs; masks should not overlap.
+            first_row: the file position of the batch's first row.
+            describe: the text of the example kept for a row (its index in the batch).
+        """
+        for reason, mask in reasons:
+            rows = np.flatnonzero(mask)
+            for row in rows[:3].tolist():
+                self.reject(reason, f"row {first_row + row}", describe(row))
+            if rows.size > 3:
+                self.rejected[reason] += int(rows.size - 3)
 
     @property
     def rejected_count(self) -> int:
