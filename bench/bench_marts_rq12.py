@@ -344,11 +344,12 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _md5_order(names: list[bytes], suffix: str = "") -> tuple[np.ndarray, np.ndarray]:
-    """md5(name || suffix) as two big-endian uint64 halves (their order is the hex order)."""
+    """DuckDB's md5_number(name || suffix) (the digest read as a little-endian 128-bit
+    integer) as its high and low uint64 halves."""
     tail = suffix.encode()
     digests = b"".join([_fast_md5(name + tail).digest() for name in names])
-    halves = np.frombuffer(digests, dtype=">u8").reshape(-1, 2).astype(np.uint64)
-    return halves[:, 0], halves[:, 1]
+    halves = np.frombuffer(digests, dtype="<u8").reshape(-1, 2).astype(np.uint64)
+    return halves[:, 1], halves[:, 0]
 
 
 def _order_by_md5(high: np.ndarray, low: np.ndarray) -> np.ndarray:

@@ -1,11 +1,13 @@
 {# The mid-rank of a value within its group: tied values share the average of the
    ranks they span, as scipy.stats.rankdata(method='average') does. Spearman's rho is
-   corr() of two mid-ranks. #}
+   corr() of two mid-ranks. rank() is the first rank of the value's ties and count(*)
+   over the same ordered window (whose default frame ends with the row's last peer)
+   the last, so one sort gives both. #}
 {% macro mid_rank(value, partition_by) -%}
     (
         rank() over (partition by {{ partition_by }} order by {{ value }})
-        + (count(*) over (partition by {{ partition_by }}, {{ value }}) - 1) / 2
-    )
+        + count(*) over (partition by {{ partition_by }} order by {{ value }})
+    ) / 2
 {%- endmacro %}
 
 {# Weighted Pearson correlation of x and y with weights w, given each group's

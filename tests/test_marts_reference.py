@@ -209,6 +209,11 @@ def _md5(text: str) -> str:
     return hashlib.md5(text.encode()).hexdigest()
 
 
+def _md5_number(text: str) -> int:
+    """DuckDB's md5_number(): the digest's 16 bytes read as a little-endian integer."""
+    return int.from_bytes(hashlib.md5(text.encode()).digest(), "little")
+
+
 def _like(pattern: str) -> re.Pattern:
     """SQL LIKE (``%`` any run, ``_`` one character) as an anchored regex."""
     wildcards = {"%": ".*", "_": "."}
@@ -499,9 +504,11 @@ def host_orders(hosts: pd.DataFrame) -> dict[tuple[str, int], list[dict]]:
     """Each policy's crawl order of one classifier's universe: (policy, seed) → hosts."""
     records = hosts.to_dict("records")
     for record in records:
-        record["md5"] = _md5(record["surt_host_name"])
+        record["md5"] = _md5_number(record["surt_host_name"])
     orders = {
-        ("random", seed): sorted(records, key=lambda h, s=seed: _md5(f"{h['surt_host_name']}:{s}"))
+        ("random", seed): sorted(
+            records, key=lambda h, s=seed: _md5_number(f"{h['surt_host_name']}:{s}")
+        )
         for seed in range(1, VARS["random_seeds"] + 1)
     }
     for policy, column in (("hc", "hc_val"), ("pr", "pr_val"), ("cc_coverage", "fetched")):

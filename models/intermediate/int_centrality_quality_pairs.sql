@@ -1,3 +1,5 @@
+{{ config(materialized='table') }}
+
 with
 
 host_universe as (
@@ -38,14 +40,42 @@ hosts_by_stratum as (
     from hosts_by_metric
 ),
 
+-- An integer id per stratum, for the correlation windows to partition by.
+strata as (
+    select
+        strata_present.stratum_type,
+        strata_present.stratum,
+        row_number() over (
+            order by strata_present.stratum_type, strata_present.stratum
+        ) as stratum_id
+
+    from (
+        select distinct
+            host_universe.language_stratum as stratum,
+            'language' as stratum_type
+        from host_universe
+        union
+        select distinct
+            host_universe.tld_macro_category as stratum,
+            'tld_category' as stratum_type
+        from host_universe
+        union
+        select
+            'all' as stratum,
+            'pooled' as stratum_type
+    ) as strata_present
+),
+
 centrality_quality_pairs as (
     select
         ---------- ids
         hosts_by_stratum.classifier,
+        hosts_by_stratum.classifier_id,
         hosts_by_stratum.centrality_metric,
         hosts_by_stratum.stratum_type,
         hosts_by_stratum.stratum,
-        hosts_by_stratum.surt_host_name,
+        strata.stratum_id,
+        hosts_by_stratum.host_id,
 
         ---------- numerics
         hosts_by_stratum.centrality_value,
@@ -53,6 +83,10 @@ centrality_quality_pairs as (
         hosts_by_stratum.doc_count
 
     from hosts_by_stratum
+    inner join strata
+        on
+            hosts_by_stratum.stratum_type = strata.stratum_type
+            and hosts_by_stratum.stratum = strata.stratum
     -- a host without the metric (`---` in the ranks file) is not a pair
     where hosts_by_stratum.centrality_value is not null
 )

@@ -8,8 +8,8 @@ documents as (
     select * from {{ ref('stg_crawl__documents') }}
 ),
 
-classifier_registry as (
-    select * from {{ ref('classifier_registry') }}
+classifiers as (
+    select * from {{ ref('int_classifiers') }}
 ),
 
 document_scores_flagged as (
@@ -18,6 +18,7 @@ document_scores_flagged as (
         document_scores.doc_id,
         documents.surt_host_name,
         document_scores.classifier,
+        classifiers.classifier_id,
 
         ---------- strings
         documents.language,
@@ -26,15 +27,13 @@ document_scores_flagged as (
         document_scores.score,
 
         ---------- booleans
-        document_scores.score > coalesce(
-            classifier_registry.hq_threshold, {{ var('hq_threshold_default') }}
-        ) as is_hq
+        document_scores.score > classifiers.hq_threshold as is_hq
 
     from document_scores
     inner join documents
         on document_scores.doc_id = documents.doc_id
-    inner join classifier_registry
-        on document_scores.classifier = classifier_registry.classifier
+    inner join classifiers
+        on document_scores.classifier = classifiers.classifier
 )
 
 select * from document_scores_flagged

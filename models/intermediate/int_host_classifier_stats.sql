@@ -11,6 +11,7 @@ host_classifier_stats as (
         ---------- ids
         document_scores_flagged.surt_host_name,
         document_scores_flagged.classifier,
+        document_scores_flagged.classifier_id,
 
         ---------- numerics
         count(*) as doc_count,

@@ -13,7 +13,9 @@ host_universe as (
     select
         ---------- ids
         host_classifier_stats.classifier,
+        host_classifier_stats.classifier_id,
         host_classifier_stats.surt_host_name,
+        hosts_profiled.host_id,
 
         ---------- strings
         hosts_profiled.url_host_tld,

@@ -10,18 +10,17 @@ yield_curves as (
     select * from {{ ref('rpt_host_ordering_yield_curves') }}
 ),
 
-host_orderings as (
-    select * from {{ ref('int_host_orderings_cumulated') }}
+host_universe as (
+    select * from {{ ref('int_host_universe') }}
 ),
 
 largest_hosts as (
     select
-        host_orderings.classifier,
-        max(host_orderings.page_count) / sum(host_orderings.page_count)
+        host_universe.classifier,
+        max(host_universe.doc_count) / sum(host_universe.doc_count)
             as largest_host_page_share
 
-    from host_orderings
-    where host_orderings.policy = 'oracle'
+    from host_universe
     group by all
 ),
 

@@ -13,11 +13,11 @@ pairs_ranked as (
         centrality_quality_pairs.*,
         {{ mid_rank(
             'centrality_quality_pairs.centrality_value',
-            'classifier, centrality_metric, stratum_type, stratum'
+            'classifier_id, centrality_metric, stratum_id'
         ) }} as centrality_rank,
         {{ mid_rank(
             'centrality_quality_pairs.quality_score_median',
-            'classifier, centrality_metric, stratum_type, stratum'
+            'classifier_id, centrality_metric, stratum_id'
         ) }} as quality_rank
 
     from centrality_quality_pairs
@@ -37,19 +37,20 @@ pairs_with_weighted_means as (
     window
         stratum_group as (
             partition by
-                pairs_ranked.classifier,
+                pairs_ranked.classifier_id,
                 pairs_ranked.centrality_metric,
-                pairs_ranked.stratum_type,
-                pairs_ranked.stratum
+                pairs_ranked.stratum_id
         )
 ),
 
 spearman_correlations as (
     select
-        pairs_with_weighted_means.classifier,
+        pairs_with_weighted_means.classifier_id,
         pairs_with_weighted_means.centrality_metric,
-        pairs_with_weighted_means.stratum_type,
-        pairs_with_weighted_means.stratum,
+        pairs_with_weighted_means.stratum_id,
+        any_value(pairs_with_weighted_means.classifier) as classifier,
+        any_value(pairs_with_weighted_means.stratum_type) as stratum_type,
+        any_value(pairs_with_weighted_means.stratum) as stratum,
         count(*) as host_count,
         {{ bounded_correlation(
             'corr(pairs_with_weighted_means.centrality_rank,'

@@ -4,46 +4,160 @@ document_scores as (
     select * from {{ ref('stg_crawl__document_scores') }}
 ),
 
--- Every ordered pair of classifiers, over the pages both scored.
-score_pairs as (
-    select
-        scores_a.classifier as classifier_a,
-        scores_b.classifier as classifier_b,
-        scores_a.doc_id,
-        scores_a.score as score_a,
-        scores_b.score as score_b
-
-    from document_scores as scores_a
-    inner join document_scores as scores_b
-        on
-            scores_a.doc_id = scores_b.doc_id
-            and scores_a.classifier != scores_b.classifier
+classifiers as (
+    select * from {{ ref('int_classifiers') }}
 ),
 
-score_pairs_ranked as (
+scores_numbered as (
     select
-        score_pairs.classifier_a,
-        score_pairs.classifier_b,
-        {{ mid_rank('score_pairs.score_a', 'classifier_a, classifier_b') }} as rank_a,
-        {{ mid_rank('score_pairs.score_b', 'classifier_a, classifier_b') }} as rank_b
+        document_scores.doc_id,
+        classifiers.classifier_id,
+        document_scores.score
 
-    from score_pairs
+    from document_scores
+    inner join classifiers
+        on document_scores.classifier = classifiers.classifier
+),
+
+-- Each classifier's pages ranked once, over all the pages it scored. For a pair of
+-- classifiers that scored the same pages (the usual case: every page goes through every
+-- classifier) these are the ranks the pair's Spearman needs.
+scores_ranked as (
+    select
+        scores_numbered.*,
+        {{ mid_rank('scores_numbered.score', 'classifier_id') }} as score_rank,
+        count(*) over (partition by scores_numbered.classifier_id)
+            as classifier_doc_count
+
+    from scores_numbered
+),
+
+classifier_pairs as (
+    select
+        classifiers_a.classifier_id as classifier_a_id,
+        classifiers_b.classifier_id as classifier_b_id
+
+    from classifiers as classifiers_a
+    inner join classifiers as classifiers_b
+        on classifiers_a.classifier_id < classifiers_b.classifier_id
+),
+
+-- The pages both classifiers of a pair scored. Each side is matched on page and
+-- classifier, so a page meets each of its rows once.
+pair_pages as (
+    select
+        classifier_pairs.classifier_a_id,
+        classifier_pairs.classifier_b_id,
+        scores_a.score as score_a,
+        scores_b.score as score_b,
+        scores_a.score_rank as score_rank_a,
+        scores_b.score_rank as score_rank_b,
+        scores_a.classifier_doc_count as classifier_doc_count_a,
+        scores_b.classifier_doc_count as classifier_doc_count_b
+
+    from classifier_pairs
+    inner join scores_ranked as scores_a
+        on classifier_pairs.classifier_a_id = scores_a.classifier_id
+    inner join scores_ranked as scores_b
+        on
+            scores_a.doc_id = scores_b.doc_id
+            and classifier_pairs.classifier_b_id = scores_b.classifier_id
+),
+
+pairs_over_all_pages as (
+    select
+        pair_pages.classifier_a_id,
+        pair_pages.classifier_b_id,
+        count(*) as doc_count,
+        corr(pair_pages.score_rank_a, pair_pages.score_rank_b) as rank_correlation,
+        count(*) = any_value(pair_pages.classifier_doc_count_a)
+        and count(*) = any_value(pair_pages.classifier_doc_count_b) as is_same_pages
+
+    from pair_pages
+    group by all
+),
+
+-- A pair whose classifiers scored different pages: its pages ranked again, among
+-- themselves.
+pair_pages_reranked as (
+    select
+        pair_pages.classifier_a_id,
+        pair_pages.classifier_b_id,
+        {{ mid_rank('pair_pages.score_a', 'classifier_a_id, classifier_b_id') }}
+            as score_rank_a,
+        {{ mid_rank('pair_pages.score_b', 'classifier_a_id, classifier_b_id') }}
+            as score_rank_b
+
+    from pair_pages
+    semi join pairs_over_all_pages
+        on
+            pair_pages.classifier_a_id = pairs_over_all_pages.classifier_a_id
+            and pair_pages.classifier_b_id = pairs_over_all_pages.classifier_b_id
+            and not pairs_over_all_pages.is_same_pages
+),
+
+pairs_over_their_pages as (
+    select
+        pair_pages_reranked.classifier_a_id,
+        pair_pages_reranked.classifier_b_id,
+        count(*) as doc_count,
+        corr(pair_pages_reranked.score_rank_a, pair_pages_reranked.score_rank_b)
+            as rank_correlation
+
+    from pair_pages_reranked
+    group by all
+),
+
+pair_correlations as (
+    select
+        pairs_over_all_pages.classifier_a_id,
+        pairs_over_all_pages.classifier_b_id,
+        pairs_over_all_pages.doc_count,
+        pairs_over_all_pages.rank_correlation
+    from pairs_over_all_pages
+    where pairs_over_all_pages.is_same_pages
+    union all
+    select
+        pairs_over_their_pages.classifier_a_id,
+        pairs_over_their_pages.classifier_b_id,
+        pairs_over_their_pages.doc_count,
+        pairs_over_their_pages.rank_correlation
+    from pairs_over_their_pages
+),
+
+-- Both orders of every pair, so that the matrix reads either way.
+pair_correlations_both_orders as (
+    select
+        pair_correlations.classifier_a_id,
+        pair_correlations.classifier_b_id,
+        pair_correlations.doc_count,
+        pair_correlations.rank_correlation
+    from pair_correlations
+    union all
+    select
+        pair_correlations.classifier_b_id as classifier_a_id,
+        pair_correlations.classifier_a_id as classifier_b_id,
+        pair_correlations.doc_count,
+        pair_correlations.rank_correlation
+    from pair_correlations
 ),
 
 classifier_agreement as (
     select
         ---------- ids
-        score_pairs_ranked.classifier_a,
-        score_pairs_ranked.classifier_b,
+        classifiers_a.classifier as classifier_a,
+        classifiers_b.classifier as classifier_b,
 
         ---------- numerics
-        count(*) as doc_count,
-        {{ bounded_correlation(
-            'corr(score_pairs_ranked.rank_a, score_pairs_ranked.rank_b)'
-        ) }} as spearman_rho
+        pair_correlations_both_orders.doc_count,
+        {{ bounded_correlation('pair_correlations_both_orders.rank_correlation') }}
+            as spearman_rho
 
-    from score_pairs_ranked
-    group by all
+    from pair_correlations_both_orders
+    inner join classifiers as classifiers_a
+        on pair_correlations_both_orders.classifier_a_id = classifiers_a.classifier_id
+    inner join classifiers as classifiers_b
+        on pair_correlations_both_orders.classifier_b_id = classifiers_b.classifier_id
 )
 
 select * from classifier_agreement
