@@ -27,6 +27,7 @@ from warcio.archiveiterator import ArchiveIterator
 from ingest.hosts import surt_host_name
 from ingest.synth import crawls as crawls_module
 from ingest.synth.config import CLASSIFIERS, CRAWLS, DRIFTED_CRAWL, GRAPH_RELEASES, SAMPLE_CRAWL
+from ingest.synth.corpus import ANNOTATIONS
 from ingest.synth.generate import synthesize
 from tests.conftest import SEED, Crawl
 
@@ -317,7 +318,11 @@ def test_training_corpus_has_a_label_per_classifier(tiny_crawl: Crawl):
     assert header == ["split", *(spec.name for spec in CLASSIFIERS), "text"]
     assert {row[0] for row in body} == {"train", "valid"}
     for column, spec in enumerate(CLASSIFIERS, start=1):
-        assert {row[column] for row in body} == set(spec.labels)
+        labels = [row[column].split() for row in body]
+        assert {len(row) for row in labels} == {ANNOTATIONS}, "one label per annotation"
+        assert {label for row in labels for label in row} == set(spec.labels)
+        order = {label: rank for rank, label in enumerate(spec.labels)}
+        assert all(row == sorted(row, key=order.get) for row in labels), "lowest label first"
     assert all(row[-1].strip() and "\n" not in row[-1] for row in body)
 
 

@@ -11,6 +11,12 @@ share ``f = clip((logit(t) + L) / 2L, 0, 1)`` of high markers. fastText averages
 so its logit is linear in ``f`` and therefore in ``logit(t)``: a model trained on documents
 labelled with probability ``t`` is well specified, and its scores come out calibrated to the
 planted ones (up to the rounding of marker counts and the training noise).
+
+Every word has one role in all the demo's languages. Markers are taken only from words that are
+not among another language's 1,000 most frequent words (Spanish and Portuguese, Japanese and
+Chinese, French and German share many), so no marker of one language is a neutral word, or
+another classifier's marker, of another: fastText learns one vector per word, and a word with
+two roles gets a compromise weight that adds noise to every score it appears in.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import importlib.util
 import math
 from dataclasses import dataclass
 from functools import cache
+from itertools import islice
 from pathlib import Path
 
 import msgpack
@@ -32,13 +39,16 @@ __all__ = [
     "MARKER_SHARE",
     "Vocabulary",
     "compose_document",
+    "compose_document_with_scores",
     "marker_high_share",
     "vocabularies",
+    "written_scores",
 ]
 
 LOGIT_RANGE = 5.0  # L: logits beyond ±L are written as all-high or all-low markers
 MARKER_SHARE = 0.07  # share of a document's words that are markers of one classifier
 MARKERS_PER_SET = 12
+_OTHER_LANGUAGE_WINDOW = 1000  # another language's most frequent words, which markers avoid
 _CJK = frozenset({"ja", "zh"})
 
 # Hand-picked English markers, so that English demo pages read as what they stand for.
@@ -274,29 +284,41 @@ def _wordfreq_words(language: str) -> list[str]:
 def vocabularies() -> dict[str, Vocabulary]:
     """The vocabulary of every demo language (deterministic: fixed lists, fixed slicing)."""
     english = _wordfreq_words("en")
-    english_set = set(english[:2000])
+    reserved = {w for pair in _ENGLISH_MARKERS.values() for pole in pair for w in pole}
+    english_set = set(english[:2000]) | reserved
+    words_of = {
+        language: _wordfreq_words(language)
+        if language == "en"
+        else [word for word in _wordfreq_words(language) if word not in english_set]
+        for language in LANGUAGES
+    }
     result: dict[str, Vocabulary] = {}
     names = [spec.name for spec in CLASSIFIERS]
     for language in LANGUAGES:
-        words = _wordfreq_words(language)
-        if language != "en":
-            words = [word for word in words if word not in english_set]
+        words = words_of[language]
         low: dict[str, tuple[str, ...]] = {}
         high: dict[str, tuple[str, ...]] = {}
         if language == "en":
-            reserved = {w for pair in _ENGLISH_MARKERS.values() for pole in pair for w in pole}
             for name in names:
                 low[name], high[name] = _ENGLISH_MARKERS[name]
             neutral = [word for word in words[:700] if word not in reserved][:450]
         else:
-            # Content words from ranks 250 onwards become markers; the most frequent 450 others
-            # (function words included) stay neutral.
-            pool = words[250 : 250 + 2 * MARKERS_PER_SET * len(names)]
+            # Content words from ranks 250 onwards that no other language uses become markers;
+            # the most frequent 450 others (function words included) stay neutral.
+            others = {
+                word
+                for other in LANGUAGES
+                if other != language
+                for word in words_of[other][:_OTHER_LANGUAGE_WINDOW]
+            }
+            exclusive = (word for word in words[250:] if word not in others)
+            pool = list(islice(exclusive, 2 * MARKERS_PER_SET * len(names)))
             for index, name in enumerate(names):
                 start = 2 * MARKERS_PER_SET * index
                 low[name] = tuple(pool[start : start + MARKERS_PER_SET])
                 high[name] = tuple(pool[start + MARKERS_PER_SET : start + 2 * MARKERS_PER_SET])
-            neutral = (words[:250] + words[250 + len(pool) :])[:450]
+            markers = set(pool)
+            neutral = [word for word in words if word not in markers][:450]
         ranks = np.arange(1, len(neutral) + 1, dtype=np.float64)
         weights = 1.0 / (ranks + 10.0)
         result[language] = Vocabulary(language, tuple(neutral), weights / weights.sum(), low, high)
@@ -308,6 +330,11 @@ def marker_high_share(true_score: np.ndarray) -> np.ndarray:
     clipped = np.clip(true_score, 1e-12, 1 - 1e-12)
     logit = np.log(clipped) - np.log1p(-clipped)
     return np.clip((logit + LOGIT_RANGE) / (2 * LOGIT_RANGE), 0.0, 1.0)
+
+
+def written_scores(high_share: np.ndarray) -> np.ndarray:
+    """The scores that shares of high markers spell out: the inverse of ``marker_high_share``."""
+    return 1.0 / (1.0 + np.exp(-(2 * LOGIT_RANGE * high_share - LOGIT_RANGE)))
 
 
 def compose_document(
@@ -323,6 +350,23 @@ def compose_document(
 
     Returns:
         The title and the body paragraphs.
+    """
+    title, paragraphs, _ = compose_document_with_scores(rng, vocabulary, true_scores, n_words)
+    return title, paragraphs
+
+
+def compose_document_with_scores(
+    rng: np.random.Generator, vocabulary: Vocabulary, true_scores: np.ndarray, n_words: int
+) -> tuple[str, list[str], np.ndarray]:
+    """``compose_document``, also returning the scores the document's markers spell out.
+
+    Those are the true scores up to the rounding of the marker counts (and clipped at ±L):
+    ``written_scores(high_count / slots)`` per classifier. Rounding a count moves the logit by
+    less than ``2L / slots``: 0.31 for a page of 450 words (32 slots per classifier), 1.25 for a
+    training document of 110 words (8 slots).
+
+    Returns:
+        The title, the body paragraphs, and one written score per classifier.
     """
     slots = max(4, round(MARKER_SHARE * n_words))
     shares = marker_high_share(true_scores)
@@ -341,7 +385,9 @@ def compose_document(
     neutral_ids = np.minimum(neutral_ids, len(arrays.neutral) - 1)
     words = np.concatenate([arrays.markers[marker_ids], arrays.neutral[neutral_ids]])
     rng.shuffle(words)
-    return _title(rng, vocabulary), _paragraphs(rng, words.tolist(), vocabulary.is_cjk)
+    title = _title(rng, vocabulary)
+    paragraphs = _paragraphs(rng, words.tolist(), vocabulary.is_cjk)
+    return title, paragraphs, written_scores(high_counts / slots)
 
 
 @dataclass(frozen=True)
