@@ -10,12 +10,14 @@ hosts_by_metric as (
     select
         host_universe.*,
         'hc' as centrality_metric,
+        1 as centrality_metric_id,
         host_universe.hc_val as centrality_value
     from host_universe
     union all
     select
         host_universe.*,
         'pr' as centrality_metric,
+        2 as centrality_metric_id,
         host_universe.pr_val as centrality_value
     from host_universe
 ),
@@ -47,7 +49,7 @@ strata as (
         strata_present.stratum,
         row_number() over (
             order by strata_present.stratum_type, strata_present.stratum
-        ) as stratum_id
+        )::integer as stratum_id
 
     from (
         select distinct
@@ -72,6 +74,7 @@ centrality_quality_pairs as (
         hosts_by_stratum.classifier,
         hosts_by_stratum.classifier_id,
         hosts_by_stratum.centrality_metric,
+        hosts_by_stratum.centrality_metric_id,
         hosts_by_stratum.stratum_type,
         hosts_by_stratum.stratum,
         strata.stratum_id,

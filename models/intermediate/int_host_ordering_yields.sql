@@ -13,7 +13,7 @@ classifiers as (
 ),
 
 random_seeds as (
-    select unnest(range(1, {{ var('random_seeds') }} + 1)) as random_seed
+    select unnest(range(1, {{ var('random_seeds') }} + 1))::integer as random_seed
 ),
 
 budget_shares as (
@@ -94,7 +94,7 @@ shared_positions as (
         row_number() over (
             partition by random_keys.random_seed
             order by random_keys.random_key, random_keys.host_id
-        ) as order_position
+        )::integer as order_position
     from random_keys
     union all
     select
@@ -106,7 +106,7 @@ shared_positions as (
                 universe_hosts.hc_val desc nulls last,
                 universe_hosts.tie_breaker asc,
                 universe_hosts.host_id asc
-        ) as order_position
+        )::integer as order_position
     from universe_hosts
     union all
     select
@@ -118,7 +118,7 @@ shared_positions as (
                 universe_hosts.pr_val desc nulls last,
                 universe_hosts.tie_breaker asc,
                 universe_hosts.host_id asc
-        ) as order_position
+        )::integer as order_position
     from universe_hosts
     union all
     select
@@ -130,7 +130,7 @@ shared_positions as (
                 universe_hosts.fetched_url_count desc nulls last,
                 universe_hosts.tie_breaker asc,
                 universe_hosts.host_id asc
-        ) as order_position
+        )::integer as order_position
     from universe_hosts
 ),
 
@@ -148,7 +148,7 @@ oracle_positions as (
                 host_universe.hq_doc_count desc,
                 universe_hosts.tie_breaker asc,
                 host_universe.host_id asc
-        ) as order_position
+        )::integer as order_position
 
     from host_universe
     inner join universe_hosts

@@ -68,7 +68,9 @@ hosts_profiled as (
     select
         ---------- ids
         hosts_from_documents.surt_host_name,
-        row_number() over (order by hosts_from_documents.surt_host_name) as host_id,
+        row_number() over (
+            order by hosts_from_documents.surt_host_name
+        )::integer as host_id,
 
         ---------- strings
         hosts_from_documents.url_host_registered_domain,

@@ -4,17 +4,33 @@ document_scores as (
     select * from {{ ref('stg_crawl__document_scores') }}
 ),
 
+documents as (
+    select * from {{ ref('stg_crawl__documents') }}
+),
+
 classifiers as (
     select * from {{ ref('int_classifiers') }}
 ),
 
+-- An integer key per page for this query's joins: matching 19M scores on a
+-- 47-character record id costs several times more. Any numbering will do (it never
+-- leaves the query).
+documents_numbered as (
+    select
+        documents.doc_id,
+        (row_number() over ())::integer as doc_key
+    from documents
+),
+
 scores_numbered as (
     select
-        document_scores.doc_id,
+        documents_numbered.doc_key,
         classifiers.classifier_id,
         document_scores.score
 
     from document_scores
+    inner join documents_numbered
+        on document_scores.doc_id = documents_numbered.doc_id
     inner join classifiers
         on document_scores.classifier = classifiers.classifier
 ),
@@ -43,8 +59,10 @@ classifier_pairs as (
 ),
 
 -- The pages both classifiers of a pair scored. Each side is matched on page and
--- classifier, so a page meets each of its rows once.
-pair_pages as (
+-- classifier, so a page meets each of its rows once. Not materialized: it is read for
+-- every pair, and again (usually for no pair) for the pairs ranked over their own
+-- pages.
+pair_pages as not materialized (
     select
         classifier_pairs.classifier_a_id,
         classifier_pairs.classifier_b_id,
@@ -60,7 +78,7 @@ pair_pages as (
         on classifier_pairs.classifier_a_id = scores_a.classifier_id
     inner join scores_ranked as scores_b
         on
-            scores_a.doc_id = scores_b.doc_id
+            scores_a.doc_key = scores_b.doc_key
             and classifier_pairs.classifier_b_id = scores_b.classifier_id
 ),
 

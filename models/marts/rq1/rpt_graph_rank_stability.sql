@@ -32,8 +32,9 @@ release_pairs as (
     select
         earlier.release as reference_release,
         later.release as later_release,
-        row_number() over (order by earlier.release_order, later.release_order)
-            as release_pair_id
+        row_number() over (
+            order by earlier.release_order, later.release_order
+        )::integer as release_pair_id
 
     from releases_ordered as earlier
     inner join releases_ordered as later
