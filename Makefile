@@ -19,7 +19,7 @@ RAW = $(HOSTAWARE_HOME)/raw
 # The tiny crawl that `make test` builds lives apart from the demo's data.
 TEST_HOME := $(CURDIR)/build/test-home
 
-.PHONY: demo test venv lint pytest synth-demo ingest build dbt-test-build warehouse-test clean
+.PHONY: demo test venv lint pytest synth-demo ingest build demo-check dbt-test-build warehouse-test clean
 
 venv: $(VENV)/.installed
 
@@ -29,7 +29,7 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet --no-deps -r requirements.txt
 	touch $@
 
-demo: venv synth-demo ingest build
+demo: venv synth-demo ingest build demo-check
 
 # A new demo crawl replaces the old one, and the lake and warehouse built from it.
 synth-demo:
@@ -55,6 +55,10 @@ ingest: venv
 build: venv
 	$(DBT) build --quiet --target dev
 
+# The demo's planted parameters against what the warehouse recovered (prints both).
+demo-check: venv
+	$(PY) -m pytest -q -s -m demo tests/test_demo_planted_truth.py
+
 test: venv lint pytest dbt-test-build warehouse-test
 
 lint: venv
@@ -63,7 +67,7 @@ lint: venv
 	$(VENV)/bin/sqlfluff lint models macros tests/singular --templater jinja
 
 pytest: venv
-	$(PY) -m pytest -q -m "not warehouse"
+	$(PY) -m pytest -q -m "not warehouse and not demo"
 
 dbt-test-build: venv
 	rm -rf $(TEST_HOME)
