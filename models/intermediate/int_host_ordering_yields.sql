@@ -1,6 +1,8 @@
 {{ config(materialized='table') }}
 
 {%- set block_size = var('ordering_block_size') %}
+{#- hc, pr, cc_coverage: the policy ids and the keys that order them, largest first -#}
+{%- set shared_order_keys = [(2, 'hc_val'), (3, 'pr_val'), (4, 'fetched_url_count')] %}
 
 with
 
@@ -96,42 +98,20 @@ shared_positions as (
             order by random_keys.random_key, random_keys.host_id
         )::integer as order_position
     from random_keys
-    union all
-    select
-        universe_hosts.host_id,
-        2 as policy_id,
-        0 as random_seed,
-        row_number() over (
-            order by
-                universe_hosts.hc_val desc nulls last,
-                universe_hosts.tie_breaker asc,
-                universe_hosts.host_id asc
-        )::integer as order_position
-    from universe_hosts
-    union all
-    select
-        universe_hosts.host_id,
-        3 as policy_id,
-        0 as random_seed,
-        row_number() over (
-            order by
-                universe_hosts.pr_val desc nulls last,
-                universe_hosts.tie_breaker asc,
-                universe_hosts.host_id asc
-        )::integer as order_position
-    from universe_hosts
-    union all
-    select
-        universe_hosts.host_id,
-        4 as policy_id,
-        0 as random_seed,
-        row_number() over (
-            order by
-                universe_hosts.fetched_url_count desc nulls last,
-                universe_hosts.tie_breaker asc,
-                universe_hosts.host_id asc
-        )::integer as order_position
-    from universe_hosts
+    {%- for policy_id, order_key in shared_order_keys %}
+        union all
+        select
+            universe_hosts.host_id,
+            {{ policy_id }} as policy_id,
+            0 as random_seed,
+            row_number() over (
+                order by
+                    universe_hosts.{{ order_key }} desc nulls last,
+                    universe_hosts.tie_breaker asc,
+                    universe_hosts.host_id asc
+            )::integer as order_position
+        from universe_hosts
+    {%- endfor %}
 ),
 
 -- oracle: each classifier's own order, highest HQ density first, then most HQ pages.
