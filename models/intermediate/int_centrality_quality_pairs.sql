@@ -90,8 +90,10 @@ centrality_quality_pairs as (
         on
             hosts_by_stratum.stratum_type = strata.stratum_type
             and hosts_by_stratum.stratum = strata.stratum
-    -- a host without the metric (`---` in the ranks file) is not a pair
-    where hosts_by_stratum.centrality_value is not null
+    -- a host without the metric (`---` in the ranks file, or NaN) is not a pair
+    where
+        hosts_by_stratum.centrality_value is not null
+        and not isnan(hosts_by_stratum.centrality_value)
 )
 
 select * from centrality_quality_pairs

@@ -61,7 +61,7 @@ hosts_in_both as (
 ),
 
 -- One row per metric with its value in both releases (a ranks file may lack a value:
--- `---`, read as null).
+-- `---`, read as null; a NaN is no value either).
 host_pairs as (
     select
         hosts_in_both.release_pair_id,
@@ -72,6 +72,8 @@ host_pairs as (
     where
         hosts_in_both.reference_hc_val is not null
         and hosts_in_both.later_hc_val is not null
+        and not isnan(hosts_in_both.reference_hc_val)
+        and not isnan(hosts_in_both.later_hc_val)
     union all
     select
         hosts_in_both.release_pair_id,
@@ -82,6 +84,8 @@ host_pairs as (
     where
         hosts_in_both.reference_pr_val is not null
         and hosts_in_both.later_pr_val is not null
+        and not isnan(hosts_in_both.reference_pr_val)
+        and not isnan(hosts_in_both.later_pr_val)
 ),
 
 host_pairs_ranked as (
