@@ -1,0 +1,141 @@
+{# Water-filling (SPEC A6, §6): host h gets min(page_count, c * weight) pages, with the
+   level c set so that the pages add up to the budget. With weight 1, c is the common
+   depth D of uniform breadth; with weight = centrality, the HC-depth policy.
+
+   Hosts saturate in order of page_count / weight, so the hosts are grouped by that
+   level and walked once: with the levels below saturated and the others taking
+   c * weight, a budget spends pages_below + c * weight_from_here. Each budget finds the
+   span of levels it ends in (an asof join), solves for c, and collects the saturated
+   hosts' HQ pages plus c * sum(weight * HQ density) of the others (expected values).
+
+   hosts: relation with the partition columns, page_count (> 0), weight (> 0) and
+   hq_page_count. budgets: relation with the partition columns and the budget column.
+   Returns budgets' rows with fill_level (c) and hq_expected. #}
+{% macro water_filling(hosts, budgets, partition_by, budget_pages='budget_pages') -%}
+    (
+        with
+
+        fill_levels as (
+            select
+                {%- for column in partition_by %}
+                    {{ hosts }}.{{ column }},
+                {%- endfor %}
+                {{ hosts }}.page_count / {{ hosts }}.weight as fill_level,
+                sum({{ hosts }}.page_count) as page_count,
+                sum({{ hosts }}.weight) as weight,
+                sum({{ hosts }}.hq_page_count) as hq_page_count,
+                sum(
+                    {{ hosts }}.hq_page_count / {{ hosts }}.page_count * {{ hosts }}.weight
+                ) as hq_weight
+
+            from {{ hosts }}
+            group by all
+        ),
+
+        fill_levels_cumulated as (
+            select
+                fill_levels.*,
+                coalesce(sum(fill_levels.page_count) over levels_below, 0) as pages_below,
+                coalesce(sum(fill_levels.hq_page_count) over levels_below, 0)
+                    as hq_pages_below,
+                sum(fill_levels.weight) over levels_from_here as weight_from_here,
+                sum(fill_levels.hq_weight) over levels_from_here as hq_weight_from_here,
+                coalesce(lag(fill_levels.fill_level) over levels_in_order, 0)
+                    as previous_fill_level
+
+            from fill_levels
+            window
+                levels_in_order as (
+                    partition by {{ partition_by | join(', ') }}
+                    order by fill_levels.fill_level
+                ),
+                levels_below as (
+                    levels_in_order
+                    rows between unbounded preceding and 1 preceding
+                ),
+                levels_from_here as (
+                    levels_in_order
+                    rows between current row and unbounded following
+                )
+        ),
+
+        -- The pages a level c between the previous level and this one spends start at
+        -- (previous level) * (weight of the unsaturated hosts) + the saturated pages.
+        fill_level_spans as (
+            select
+                fill_levels_cumulated.*,
+                fill_levels_cumulated.pages_below
+                + fill_levels_cumulated.previous_fill_level
+                * fill_levels_cumulated.weight_from_here as pages_at_span_start
+
+            from fill_levels_cumulated
+        )
+
+        select
+            {{ budgets }}.*,
+            ({{ budgets }}.{{ budget_pages }} - fill_level_spans.pages_below)
+            / fill_level_spans.weight_from_here as fill_level,
+            fill_level_spans.hq_pages_below
+            + ({{ budgets }}.{{ budget_pages }} - fill_level_spans.pages_below)
+            / fill_level_spans.weight_from_here
+            * fill_level_spans.hq_weight_from_here as hq_expected
+
+        from {{ budgets }}
+        asof inner join fill_level_spans
+            on
+                {%- for column in partition_by %}
+                    {{ budgets }}.{{ column }} = fill_level_spans.{{ column }} and
+                {%- endfor %}
+                {{ budgets }}.{{ budget_pages }} > fill_level_spans.pages_at_span_start
+    )
+{%- endmacro %}
+
+{# Greedy whole-host fill (SPEC A4, A6): hosts in the given order are taken whole while
+   the budget lasts; the boundary host gives the share of its HQ pages that the budget
+   left covers of its pages (the expected-value rule).
+
+   hosts: relation with the partition columns, page_count (> 0), hq_page_count and the
+   columns order_by names. budgets: relation with the partition columns and the budget
+   column. Returns budgets' rows with hq_expected, null where the budget is not positive
+   or there is no host. #}
+{% macro greedy_fill(hosts, budgets, partition_by, order_by, budget_pages='budget_pages') -%}
+    (
+        with
+
+        hosts_walked as (
+            select
+                {%- for column in partition_by %}
+                    {{ hosts }}.{{ column }},
+                {%- endfor %}
+                {{ hosts }}.page_count,
+                {{ hosts }}.hq_page_count,
+                sum({{ hosts }}.page_count) over walk
+                - {{ hosts }}.page_count as pages_before,
+                sum({{ hosts }}.hq_page_count) over walk
+                - {{ hosts }}.hq_page_count as hq_pages_before
+
+            from {{ hosts }}
+            window
+                walk as (
+                    partition by {{ partition_by | join(', ') }}
+                    order by {{ order_by }}
+                    rows between unbounded preceding and current row
+                )
+        )
+
+        select
+            {{ budgets }}.*,
+            hosts_walked.hq_pages_before
+            + ({{ budgets }}.{{ budget_pages }} - hosts_walked.pages_before)
+            / hosts_walked.page_count
+            * hosts_walked.hq_page_count as hq_expected
+
+        from {{ budgets }}
+        asof left join hosts_walked
+            on
+                {%- for column in partition_by %}
+                    {{ budgets }}.{{ column }} = hosts_walked.{{ column }} and
+                {%- endfor %}
+                {{ budgets }}.{{ budget_pages }} > hosts_walked.pages_before
+    )
+{%- endmacro %}

@@ -1,0 +1,68 @@
+{{ config(materialized='table') }}
+
+with
+
+hosts_profiled as (
+    select * from {{ ref('int_hosts_profiled') }}
+),
+
+page_annotations as (
+    select * from {{ ref('stg_gneissweb__page_annotations') }}
+),
+
+host_crawls as (
+    select * from {{ ref('stg_host_index__host_crawls') }}
+),
+
+fullcrawl_hosts as (
+    select page_annotations.surt_host_name
+    from page_annotations
+    where
+        page_annotations.crawl = '{{ var("fullcrawl_crawl") }}'
+        and page_annotations.gneissweb_quality_score is not null
+    group by all
+),
+
+fullcrawl_host_crawls as (
+    select * from host_crawls
+    where host_crawls.crawl = '{{ var("fullcrawl_crawl") }}'
+),
+
+-- The classified sample's hosts keep their ids; the full crawl's annotated hosts are
+-- numbered the same way (SURT order). Centrality: the graph release's for the sample,
+-- the host index's for the full crawl.
+dataset_hosts as (
+    select
+        1 as dataset_id,
+        hosts_profiled.host_id,
+        hosts_profiled.surt_host_name,
+        hosts_profiled.hc_val
+    from hosts_profiled
+    union all
+    select
+        2 as dataset_id,
+        row_number() over (order by fullcrawl_hosts.surt_host_name)::integer as host_id,
+        fullcrawl_hosts.surt_host_name,
+        fullcrawl_host_crawls.hc_val
+    from fullcrawl_hosts
+    left join fullcrawl_host_crawls
+        on fullcrawl_hosts.surt_host_name = fullcrawl_host_crawls.surt_host_name
+),
+
+dataset_hosts_keyed as (
+    select
+        ---------- ids
+        dataset_hosts.dataset_id,
+        dataset_hosts.host_id,
+        dataset_hosts.surt_host_name,
+
+        ---------- numerics
+        dataset_hosts.hc_val,
+        -- ties of the greedy orders are broken by the md5 of the host (SPEC A4), as a
+        -- number: cheaper to sort than its hex text
+        md5_number(dataset_hosts.surt_host_name) as tie_breaker
+
+    from dataset_hosts
+)
+
+select * from dataset_hosts_keyed

@@ -1,0 +1,66 @@
+{{ config(materialized='table') }}
+
+{%- set seeds = range(1, var('sample_seeds') + 1) %}
+
+with
+
+documents as (
+    select * from {{ ref('stg_crawl__documents') }}
+),
+
+page_annotations as (
+    select * from {{ ref('stg_gneissweb__page_annotations') }}
+),
+
+dataset_hosts as (
+    select * from {{ ref('int_dataset_hosts') }}
+),
+
+dataset_pages as (
+    select
+        dataset_hosts.dataset_id,
+        dataset_hosts.host_id,
+        documents.doc_id
+    from documents
+    inner join dataset_hosts
+        on
+            dataset_hosts.dataset_id = 1
+            and documents.surt_host_name = dataset_hosts.surt_host_name
+    union all
+    select
+        dataset_hosts.dataset_id,
+        dataset_hosts.host_id,
+        page_annotations.doc_id
+    from page_annotations
+    inner join dataset_hosts
+        on
+            dataset_hosts.dataset_id = 2
+            and page_annotations.surt_host_name = dataset_hosts.surt_host_name
+    where
+        page_annotations.crawl = '{{ var("fullcrawl_crawl") }}'
+        and page_annotations.gneissweb_quality_score is not null
+),
+
+-- A page's place in each seed's sample of its host (SPEC §4.0, A5): the host's pages in
+-- order of md5(doc_id || ':' || seed), as a number; position 1 is sampled first.
+pages_sampled as (
+    select
+        ---------- ids
+        dataset_pages.dataset_id,
+        dataset_pages.host_id,
+        dataset_pages.doc_id,
+
+        ---------- numerics
+        [
+            {%- for seed in seeds %}
+                row_number() over (
+                    partition by dataset_pages.dataset_id, dataset_pages.host_id
+                    order by md5_number(dataset_pages.doc_id || ':{{ seed }}')
+                )::integer{{ ',' if not loop.last }}
+            {%- endfor %}
+        ] as sample_positions
+
+    from dataset_pages
+)
+
+select * from pages_sampled

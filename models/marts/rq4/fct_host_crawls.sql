@@ -1,0 +1,120 @@
+with
+
+host_crawls as (
+    select * from {{ ref('stg_host_index__host_crawls') }}
+),
+
+host_crawl_annotations as (
+    select * from {{ ref('int_host_crawl_annotations') }}
+),
+
+-- SPEC A7: coverage from the crawler's own log (known = nutch_numRecords, fetched =
+-- nutch_fetched, capped at 1: some hosts report more fetched than known URLs), quality
+-- from the GneissWeb annotations of the same crawl.
+host_crawls_annotated as (
+    select
+        host_crawls.crawl,
+        host_crawls.surt_host_name,
+        host_crawls.url_host_tld,
+        host_crawls.url_host_registered_domain,
+        host_crawls.hc_val,
+        host_crawls.known_url_count,
+        host_crawls.fetched_url_count,
+        least(
+            host_crawls.fetched_url_count / nullif(host_crawls.known_url_count, 0), 1
+        ) as coverage_rate,
+        greatest(host_crawls.known_url_count - host_crawls.fetched_url_count, 0)
+            as uncrawled_url_count,
+        coalesce(host_crawl_annotations.annotated_page_count, 0)
+            as annotated_page_count,
+        coalesce(host_crawl_annotations.hq_page_count, 0) as hq_page_count,
+        host_crawl_annotations.hq_page_count
+        / host_crawl_annotations.annotated_page_count as hq_density,
+        coalesce(
+            host_crawls.known_url_count > 0
+            and host_crawls.fetched_url_count is not null
+            and host_crawl_annotations.annotated_page_count
+            >= {{ var('rq4_min_annotated_pages') }},
+            false
+        ) as is_analysed
+
+    from host_crawls
+    left join host_crawl_annotations
+        on
+            host_crawls.crawl = host_crawl_annotations.crawl
+            and host_crawls.surt_host_name = host_crawl_annotations.surt_host_name
+),
+
+-- The median coverage and the top-decile density, over each crawl's analysed hosts.
+crawl_cutoffs as (
+    select
+        host_crawls_annotated.crawl,
+        median(host_crawls_annotated.coverage_rate) as coverage_median,
+        quantile_cont(
+            host_crawls_annotated.hq_density, {{ var('top_quality_quantile') }}
+        ) as hq_density_top_cutoff
+
+    from host_crawls_annotated
+    where host_crawls_annotated.is_analysed
+    group by all
+),
+
+host_crawls_flagged as (
+    select
+        ---------- ids
+        host_crawls_annotated.crawl,
+        host_crawls_annotated.surt_host_name,
+
+        ---------- strings
+        host_crawls_annotated.url_host_tld,
+        host_crawls_annotated.url_host_registered_domain,
+
+        ---------- numerics
+        host_crawls_annotated.hc_val,
+        host_crawls_annotated.known_url_count,
+        host_crawls_annotated.fetched_url_count,
+        host_crawls_annotated.coverage_rate,
+        host_crawls_annotated.uncrawled_url_count,
+        host_crawls_annotated.annotated_page_count,
+        host_crawls_annotated.hq_page_count,
+        host_crawls_annotated.hq_density,
+        -- SPEC §3.4: the pages not fetched are assumed as dense in HQ as those fetched
+        case
+            when host_crawls_annotated.is_analysed
+                then
+                    host_crawls_annotated.uncrawled_url_count
+                    * host_crawls_annotated.hq_density
+        end as est_uncrawled_hq,
+
+        ---------- booleans
+        host_crawls_annotated.is_analysed,
+        case
+            when host_crawls_annotated.is_analysed
+                then
+                    host_crawls_annotated.coverage_rate
+                    < {{ var('low_coverage_threshold') }}
+        end as is_low_coverage,
+        case
+            when host_crawls_annotated.is_analysed
+                then host_crawls_annotated.coverage_rate < crawl_cutoffs.coverage_median
+        end as is_below_median_coverage,
+        case
+            when host_crawls_annotated.is_analysed
+                then
+                    host_crawls_annotated.hq_density
+                    >= crawl_cutoffs.hq_density_top_cutoff
+        end as is_top_decile_quality,
+        case
+            when host_crawls_annotated.is_analysed
+                then
+                    host_crawls_annotated.coverage_rate < crawl_cutoffs.coverage_median
+                    and host_crawls_annotated.hq_density
+                    >= crawl_cutoffs.hq_density_top_cutoff
+        end as is_hidden_gem
+
+    from host_crawls_annotated
+    left join crawl_cutoffs
+        on host_crawls_annotated.crawl = crawl_cutoffs.crawl
+)
+
+select * from host_crawls_flagged
