@@ -17,9 +17,7 @@
 
         fill_levels as (
             select
-                {%- for column in partition_by %}
-                    {{ hosts }}.{{ column }},
-                {%- endfor %}
+                {{ qualified_columns(hosts, partition_by) }},
                 {{ hosts }}.page_count / {{ hosts }}.weight as fill_level,
                 sum({{ hosts }}.page_count) as page_count,
                 sum({{ hosts }}.weight) as weight,
@@ -83,10 +81,8 @@
         from {{ budgets }}
         asof inner join fill_level_spans
             on
-                {%- for column in partition_by %}
-                    {{ budgets }}.{{ column }} = fill_level_spans.{{ column }} and
-                {%- endfor %}
-                {{ budgets }}.{{ budget_pages }} > fill_level_spans.pages_at_span_start
+                {{ columns_match(budgets, 'fill_level_spans', partition_by) }}
+                and {{ budgets }}.{{ budget_pages }} > fill_level_spans.pages_at_span_start
     )
 {%- endmacro %}
 
@@ -98,15 +94,15 @@
    columns order_by names. budgets: relation with the partition columns and the budget
    column. Returns budgets' rows with hq_expected, null where the budget is not positive
    or there is no host. #}
-{% macro greedy_fill(hosts, budgets, partition_by, order_by, budget_pages='budget_pages') -%}
+{% macro greedy_fill(
+    hosts, budgets, partition_by, order_by, budget_pages='budget_pages'
+) -%}
     (
         with
 
         hosts_walked as (
             select
-                {%- for column in partition_by %}
-                    {{ hosts }}.{{ column }},
-                {%- endfor %}
+                {{ qualified_columns(hosts, partition_by) }},
                 {{ hosts }}.page_count,
                 {{ hosts }}.hq_page_count,
                 sum({{ hosts }}.page_count) over walk
@@ -133,9 +129,18 @@
         from {{ budgets }}
         asof left join hosts_walked
             on
-                {%- for column in partition_by %}
-                    {{ budgets }}.{{ column }} = hosts_walked.{{ column }} and
-                {%- endfor %}
-                {{ budgets }}.{{ budget_pages }} > hosts_walked.pages_before
+                {{ columns_match(budgets, 'hosts_walked', partition_by) }}
+                and {{ budgets }}.{{ budget_pages }} > hosts_walked.pages_before
     )
+{%- endmacro %}
+
+{# Helpers of the two above: `relation.a, relation.b` and `left.a = right.a and …`. #}
+{% macro qualified_columns(relation, columns) -%}
+    {{ relation }}.{{ columns | join(', ' ~ relation ~ '.') }}
+{%- endmacro %}
+
+{% macro columns_match(left, right, columns) -%}
+    {%- for column in columns -%}
+        {{ left }}.{{ column }} = {{ right }}.{{ column }}{{ ' and ' if not loop.last }}
+    {%- endfor -%}
 {%- endmacro %}

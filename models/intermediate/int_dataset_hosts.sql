@@ -25,7 +25,7 @@ fullcrawl_hosts as (
 
 fullcrawl_host_crawls as (
     select * from host_crawls
-    where host_crawls.crawl = '{{ var("fullcrawl_crawl") }}'
+    where crawl = '{{ var("fullcrawl_crawl") }}'
 ),
 
 -- The classified sample's hosts keep their ids; the full crawl's annotated hosts are

@@ -80,7 +80,7 @@ budgets as (
     cross join budget_shares
 ),
 
---------------------------------------------- uniform breadth and HC depth: water-filling
+------------------------------------------ uniform breadth and HC depth: water-filling
 
 water_filling_hosts as (
     select

@@ -17,7 +17,8 @@ host_crawl_annotations as (
         ---------- numerics
         count(*) as annotated_page_count,
         count(*) filter (
-            where page_annotations.gneissweb_quality_score > {{ var('hq_threshold_default') }}
+            where page_annotations.gneissweb_quality_score
+            > {{ var('hq_threshold_default') }}
         ) as hq_page_count
 
     from page_annotations

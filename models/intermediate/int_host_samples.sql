@@ -1,8 +1,10 @@
 {{ config(materialized='table') }}
 
-{%- set seeds = range(1, var('sample_seeds') + 1) %}
+{#- `| int`: the linter renders var() as the var's name -#}
+{%- set seeds = range(1, (var('sample_seeds') | int) + 1) %}
 {#- the sampled positions whose HQ flags are kept: every k of SPEC A5 and A6 -#}
-{%- set mask_positions = [var('sample_size_max'), var('depth_sample_size')] | max %}
+{%- set mask_positions = [var('sample_size_max') | int, var('depth_sample_size') | int]
+    | max %}
 {%- if mask_positions > 62 %}
     {{ exceptions.raise_compiler_error(
         "sample_size_max and depth_sample_size must be at most 62 (a 64-bit mask of positions)"
@@ -186,7 +188,8 @@ host_samples as (
         hosts_sampled_by_seed.page_count,
         hosts_sampled_by_seed.hq_page_count,
         unnest(hosts_sampled_by_seed.hq_sample_masks) as hq_sample_mask,
-        unnest(hosts_sampled_by_seed.depth_sample_score_means) as depth_sample_score_mean
+        unnest(hosts_sampled_by_seed.depth_sample_score_means)
+            as depth_sample_score_mean
 
     from hosts_sampled_by_seed
 )

@@ -1,10 +1,3 @@
-{%- if var('fixed_host_set_min_pages') <= var('sample_size_max') %}
-    {{ exceptions.raise_compiler_error(
-        "fixed_host_set_min_pages must exceed sample_size_max: every fixed-set host "
-        "needs pages left after the largest sample"
-    ) }}
-{%- endif %}
-
 with
 
 host_samples as (
@@ -74,9 +67,12 @@ host_densities as (
                 and host_sample_shapes.page_count >= sample_sizes.sample_size + 1
             )
             or (
+                -- a page left after every sample, whatever the vars
                 host_sets.host_set = 'fixed'
-                and host_sample_shapes.page_count
-                >= {{ var('fixed_host_set_min_pages') }}
+                and host_sample_shapes.page_count >= greatest(
+                    {{ var('fixed_host_set_min_pages') }},
+                    {{ var('sample_size_max') }} + 1
+                )
             )
 ),
 
@@ -103,47 +99,47 @@ density_pairs as (
 -- How many hosts hold each value of either density.
 {%- for density in ['sample_density', 'remaining_density'] %}
 
-{{ density }}_counts as (
-    select
-        density_pairs.dataset_id,
-        density_pairs.classifier_id,
-        density_pairs.sample_seed,
-        density_pairs.host_set_id,
-        density_pairs.sample_size,
-        density_pairs.{{ density }},
-        sum(density_pairs.host_count) as host_count
+    {{ density }}_counts as (
+        select
+            density_pairs.dataset_id,
+            density_pairs.classifier_id,
+            density_pairs.sample_seed,
+            density_pairs.host_set_id,
+            density_pairs.sample_size,
+            density_pairs.{{ density }},
+            sum(density_pairs.host_count) as host_count
 
-    from density_pairs
-    group by all
-),
+        from density_pairs
+        group by all
+    ),
 
--- Mid-ranks (scipy's rankdata 'average') from the distinct values: a value held by w
--- hosts after c hosts with smaller values spans ranks c + 1 .. c + w, mid-rank
--- c + (w + 1) / 2.
-{{ density }}_ranks as (
-    select
-        {{ density }}_counts.dataset_id,
-        {{ density }}_counts.classifier_id,
-        {{ density }}_counts.sample_seed,
-        {{ density }}_counts.host_set_id,
-        {{ density }}_counts.sample_size,
-        {{ density }}_counts.{{ density }},
-        sum({{ density }}_counts.host_count) over value_order
-        - ({{ density }}_counts.host_count - 1) / 2 as {{ density }}_rank
+    -- Mid-ranks (scipy's rankdata 'average') from the distinct values: a value held
+    -- by w hosts after c hosts with smaller values spans ranks c + 1 .. c + w,
+    -- mid-rank c + (w + 1) / 2.
+    {{ density }}_ranks as (
+        select
+            {{ density }}_counts.dataset_id,
+            {{ density }}_counts.classifier_id,
+            {{ density }}_counts.sample_seed,
+            {{ density }}_counts.host_set_id,
+            {{ density }}_counts.sample_size,
+            {{ density }}_counts.{{ density }},
+            sum({{ density }}_counts.host_count) over value_order
+            - ({{ density }}_counts.host_count - 1) / 2 as {{ density }}_rank
 
-    from {{ density }}_counts
-    window
-        value_order as (
-            partition by
-                {{ density }}_counts.dataset_id,
-                {{ density }}_counts.classifier_id,
-                {{ density }}_counts.sample_seed,
-                {{ density }}_counts.host_set_id,
-                {{ density }}_counts.sample_size
-            order by {{ density }}_counts.{{ density }}
-            rows between unbounded preceding and current row
-        )
-),
+        from {{ density }}_counts
+        window
+            value_order as (
+                partition by
+                    {{ density }}_counts.dataset_id,
+                    {{ density }}_counts.classifier_id,
+                    {{ density }}_counts.sample_seed,
+                    {{ density }}_counts.host_set_id,
+                    {{ density }}_counts.sample_size
+                order by {{ density }}_counts.{{ density }}
+                rows between unbounded preceding and current row
+            )
+    ),
 {%- endfor %}
 
 ranked_pairs as (

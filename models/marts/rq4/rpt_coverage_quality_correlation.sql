@@ -90,7 +90,8 @@ coverage_quality_pairs as (
         on signal_hosts.annotated_page_count >= page_thresholds.min_annotated_pages
 ),
 
-{%- set pair_group = 'coverage_quality_pairs.crawl_id, coverage_quality_pairs.signal_id,'
+{%- set pair_group = 'coverage_quality_pairs.crawl_id,'
+    ~ ' coverage_quality_pairs.signal_id,'
     ~ ' coverage_quality_pairs.min_annotated_pages' %}
 
 coverage_quality_ranked as (
@@ -98,7 +99,8 @@ coverage_quality_ranked as (
         coverage_quality_pairs.crawl_id,
         coverage_quality_pairs.signal_id,
         coverage_quality_pairs.min_annotated_pages,
-        {{ mid_rank('coverage_quality_pairs.coverage_rate', pair_group) }} as coverage_rank,
+        {{ mid_rank('coverage_quality_pairs.coverage_rate', pair_group) }}
+            as coverage_rank,
         {{ mid_rank('coverage_quality_pairs.quality', pair_group) }} as quality_rank
 
     from coverage_quality_pairs
