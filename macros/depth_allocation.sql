@@ -121,8 +121,12 @@
 
         select
             {{ budgets }}.*,
+            -- a budget beyond the last host takes it whole, no more
             hosts_walked.hq_pages_before
-            + ({{ budgets }}.{{ budget_pages }} - hosts_walked.pages_before)
+            + least(
+                {{ budgets }}.{{ budget_pages }} - hosts_walked.pages_before,
+                hosts_walked.page_count
+            )
             / hosts_walked.page_count
             * hosts_walked.hq_page_count as hq_expected
 

@@ -99,7 +99,7 @@ def adversarial_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse
     lake = warehouse_fixture.adversarial_lake()
     home = tmp_path_factory.mktemp("adversarial-home")
     warehouse_fixture.write_lake(home, lake.files)
-    build = warehouse_fixture.build_warehouse(home)
+    build = warehouse_fixture.build_warehouse(home, warehouse_fixture.RQ12_MARTS)
     inputs = Inputs(
         documents=lake.documents[["doc_id", "surt_host_name", "url_host_tld", "language"]],
         scores=lake.document_scores[["doc_id", "classifier", "score"]],

@@ -5,7 +5,8 @@ write protocol (``ingest.lake``: parts named by the checksum of an input file, c
 manifest row written last); ``build_warehouse`` then runs ``dbt build`` of the marts and their
 parents into ``$HOSTAWARE_HOME/warehouse.duckdb``. ``adversarial_lake`` makes the rows of the
 adversarial fixture: very unequal host sizes, heavy score ties, hosts missing from the graph
-or the host index, uncommitted parts that must not count.
+or the host index, uncommitted parts that must not count; GneissWeb page annotations of two
+crawls with host-index counts that are null, zero or below the fetched count.
 """
 
 from __future__ import annotations
@@ -37,14 +38,14 @@ PROJECT = Path(__file__).resolve().parents[1]
 DBT = PROJECT / ".venv" / "bin" / "dbt"
 
 SAMPLE_CRAWL = "CC-MAIN-2024-10"  # dbt var sample_crawl
-OTHER_CRAWL = "CC-MAIN-2023-50"  # a host-index crawl the marts must ignore
+OTHER_CRAWL = "CC-MAIN-2023-50"  # another crawl: RQ1-RQ3 ignore it, RQ4 reports it too
 GRAPH_RELEASE = "cc-main-2024-nov-feb-apr"  # dbt var graph_release
 # Later than GRAPH_RELEASE by the graph_releases seed (last crawl 2024-22 vs 2024-18) but
 # earlier by name: rank stability must order releases by time.
 LATER_RELEASE = "cc-main-2024-feb-apr-may"
 UNSEEDED_RELEASE = "cc-main-2099-adversarial"  # not in the seed: ordered after the others
 
-MARTS = (
+RQ12_MARTS = (
     "rpt_host_quality_icc",
     "rpt_centrality_quality_correlations",
     "rpt_score_by_language",
@@ -52,6 +53,17 @@ MARTS = (
     "rpt_graph_rank_stability",
     "rpt_host_ordering_at_budget",
 )
+RQ34_MARTS = (
+    "rpt_sample_size_correlation",
+    "rpt_depth_policy_curves",
+    "fct_host_crawls",
+    "rpt_coverage_quality_correlation",
+    "rpt_uncrawled_hq_summary",
+    "rpt_hidden_gems",
+    "rpt_missed_hq_by_tld",
+    "rpt_uncrawled_hq_by_coverage_band",
+)
+MARTS = (*RQ12_MARTS, *RQ34_MARTS)
 
 # The partition column of each lake table written here.
 _PARTITIONS = {
@@ -59,6 +71,7 @@ _PARTITIONS = {
     "document_scores": "crawl",
     "host_ranks": "release",
     "host_index": "crawl",
+    "page_annotations": "crawl",
 }
 
 
@@ -89,6 +102,7 @@ class AdversarialLake:
     document_scores: pd.DataFrame
     host_ranks: pd.DataFrame
     host_index: pd.DataFrame
+    page_annotations: pd.DataFrame  # crawl, doc_id, surt_host_name, cosmo_fasttext_score
     notes: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -369,6 +383,152 @@ def _ranks(
     return ranks
 
 
+# Annotated pages per host of one crawl (65 hosts): single pages, pairs, many of 2-25 pages
+# and a dozen of >= 21 (the k-sample correlation's 'fixed' host set).
+ANNOTATION_SIZES = [
+    *[1] * 6,
+    *[2] * 6,
+    *range(3, 26),
+    *range(3, 21),
+    *[21, 21, 22, 23, 25, 26, 28, 30, 34, 40, 55, 80],
+]
+ANNOTATED_CLASSIFIED_HOSTS = 45  # the rest of the annotated hosts are not in the sample
+ANNOTATION_ONLY_TLDS = ["com", "co.uk", "ac.uk", "de", "org", "com", "fr", "co.uk", None, "io"]
+# (known, fetched) of the annotation-only hosts with a host-index row, per crawl: coverage at
+# band edges (0.1, 0.2, 0.3, 0.7 and 1.0 by several fractions), known = 0, null counts,
+# known < fetched (coverage capped at 1, nothing uncrawled).
+ANNOTATION_ONLY_COUNTS = {
+    SAMPLE_CRAWL: [
+        (10, 2),
+        (20, 4),
+        (100, 20),
+        (10, 3),
+        (20, 6),
+        (10, 7),
+        (100, 70),
+        (0, 5),
+        (0, 0),
+        (None, 10),
+        (50, None),
+        (10, 20),
+        (5, 50),
+        (100, 10),
+        (100, 100),
+        (200, 1),
+    ],
+    OTHER_CRAWL: [
+        (30, 9),
+        (10, 1),
+        (20, 2),
+        (50, 10),
+        (0, 3),
+        (None, None),
+        (40, 40),
+        (10, 2),
+        (7, 70),
+        (100, 30),
+        (60, 18),
+        (10, 5),
+        (20, 10),
+        (1000, 1),
+        (10, 10),
+        (100, 90),
+    ],
+}
+ANNOTATION_ONLY_INDEXED = len(ANNOTATION_ONLY_COUNTS[SAMPLE_CRAWL])  # 4 more are not indexed
+HCRANK_LEVELS = np.array([0.0, 1.5e6, 2.0e6, 2.0e6, 3.0e6, 3.0e6, 5.0e6, 5.0e6, np.nan])
+
+
+def _annotation_hosts(
+    rng: np.random.Generator, hosts: pd.DataFrame, unindexed: set
+) -> pd.DataFrame:
+    """The annotated hosts: classified ones (all of ``unindexed`` among them), then others."""
+    others = [i for i in hosts.index if i not in unindexed]
+    chosen = sorted(unindexed) + list(
+        rng.choice(others, size=ANNOTATED_CLASSIFIED_HOSTS - len(unindexed), replace=False)
+    )
+    classified = hosts.loc[
+        chosen, ["host", "surt_host_name", "url_host_registered_domain", "url_host_tld"]
+    ]
+    rows = []
+    for index in range(len(ANNOTATION_SIZES) - ANNOTATED_CLASSIFIED_HOSTS):
+        tld = ANNOTATION_ONLY_TLDS[index % len(ANNOTATION_ONLY_TLDS)]
+        if tld is None:
+            name, domain = f"10.1.{index}.9", None
+        else:
+            domain = f"ann{index:02d}.{tld}"
+            name = ("www." if index % 2 else f"shop{index}.") + domain
+        rows.append(
+            {
+                "surt_host_name": surt_host_name(name),
+                "url_host_registered_domain": domain,
+                "url_host_tld": tld,
+                "host": name,
+            }
+        )
+    pool = pd.concat([classified, pd.DataFrame(rows)], ignore_index=True)
+    pool["is_annotation_only"] = pool.index >= ANNOTATED_CLASSIFIED_HOSTS
+    kinds = np.array(["all_hq", "all_lq", "all_lq", *["mixed"] * 15])
+    pool["kind"] = kinds[rng.permutation(len(pool)) % len(kinds)]
+    pool["quality"] = rng.uniform(0.1, 0.7, len(pool))
+    return pool
+
+
+def _annotations(
+    rng: np.random.Generator, pool: pd.DataFrame, crawl: str, size: int | None = None
+) -> pd.DataFrame:
+    """Annotated pages of ``pool`` in one crawl: GneissWeb scores on the 1/20 grid, some null.
+
+    Sizes are ``ANNOTATION_SIZES`` shuffled (or ``size`` pages each); 'all_hq' hosts score
+    above 0.5 on every page, 'all_lq' hosts at most 0.5 (often exactly 0.5, which is not HQ);
+    the first annotation-only host with a host-index row has no non-null score at all.
+    """
+    if size is None:
+        sizes = np.array(ANNOTATION_SIZES)[rng.permutation(len(pool))]
+    else:
+        sizes = np.full(len(pool), size)
+    rows = []
+    for host, size in zip(pool.itertuples(), sizes, strict=True):
+        if host.kind == "all_hq":
+            scores = rng.choice(np.arange(11, 21), size) / SCORE_GRID
+        elif host.kind == "all_lq":
+            scores = rng.choice(np.array([0, 4, 8, 9, 10, 10, 10]), size) / SCORE_GRID
+        else:
+            scores = _grid(host.quality + rng.normal(0, 0.2, size))
+        missing = rng.random(size) < 0.06
+        if host.Index == ANNOTATED_CLASSIFIED_HOSTS:  # annotated, but never scored
+            missing[:] = True
+        for page, (score, is_missing) in enumerate(zip(scores, missing, strict=True)):
+            rows.append(
+                {
+                    "doc_id": f"<urn:uuid:{uuid.UUID(bytes=rng.bytes(16))}>",
+                    "url": f"https://{host.host}/a/{page}",
+                    "surt_host_name": host.surt_host_name,
+                    "language": "en",
+                    "cosmo_fasttext_score": None if is_missing else float(score),
+                    "dclm_fasttext_score": float(rng.integers(0, 21)) / SCORE_GRID,
+                    "crawl": crawl,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _annotation_only_index(pool: pd.DataFrame, crawl: str) -> pd.DataFrame:
+    """Host-index rows of the first annotation-only hosts (the last four have none)."""
+    indexed = pool[pool["is_annotation_only"]].iloc[:ANNOTATION_ONLY_INDEXED]
+    known, fetched = zip(*ANNOTATION_ONLY_COUNTS[crawl], strict=True)
+    return pd.DataFrame(
+        {
+            "surt_host_name": indexed["surt_host_name"].to_numpy(),
+            "url_host_registered_domain": indexed["url_host_registered_domain"].to_numpy(),
+            "url_host_tld": indexed["url_host_tld"].to_numpy(),
+            "nutch_num_records": pd.array(known, dtype="Int64"),
+            "nutch_fetched": pd.array(fetched, dtype="Int64"),
+            "crawl": crawl,
+        }
+    )
+
+
 def adversarial_lake(seed: int = 20241010, null_pagerank: bool = True) -> AdversarialLake:
     """The adversarial fixture: ~60 classified hosts of 1-200 pages, 3 classifiers, ties.
 
@@ -386,6 +546,14 @@ def adversarial_lake(seed: int = 20241010, null_pagerank: bool = True) -> Advers
     * Host index: hosts missing from the sample crawl, null and tied fetched counts, another
       crawl with other counts.
     * Uncommitted parts (a crash before the manifest row) of documents, scores and ranks.
+    * One classified host of the graph release has hc_val = 0 (outside the depth universe).
+    * GneissWeb page annotations of the sample crawl and of the other crawl (``_annotations``):
+      45 classified hosts and 20 others, of 1 to 80 pages; hosts all HQ and all low quality,
+      scores of exactly 0.5, null scores (one host has no score at all); annotated hosts
+      missing from the host index (five classified, four others); host-index rows with
+      known < fetched, known = 0, null known or fetched counts and coverage exactly at the
+      band edges; ``hcrank`` on a few levels, some 0 and some null. An uncommitted
+      annotation part scores every page 1.0.
     """
     rng = np.random.default_rng(seed)
     notes: dict[str, list[str]] = {}
@@ -408,6 +576,16 @@ def adversarial_lake(seed: int = 20241010, null_pagerank: bool = True) -> Advers
         host = hosts.loc[next(i for i in eligible if i not in missing), "surt_host_name"]
         ranks.loc[ranks["surt_host_name"] == host, ["pr_val", "pr_pos"]] = None
         notes["host_without_pagerank"] = [host]
+    # A host without incoming links: harmonic centrality 0 (no depth weight, SPEC A6).
+    zero_hc = next(
+        hosts.loc[i, "surt_host_name"]
+        for i in reversed(eligible)
+        if i not in missing
+        and hosts.loc[i, "surt_host_name"] not in notes.get("host_without_pagerank", [])
+    )
+    ranks.loc[ranks["surt_host_name"] == zero_hc, "hc_val"] = 0.0
+    ranks["hc_pos"] = _positions(ranks["hc_val"])
+    notes["host_with_zero_hc"] = [zero_hc]
     later_hosts = in_graph.sample(frac=0.85, random_state=seed)
     later_hosts = pd.concat([later_hosts, hosts.loc[list(missing)]], ignore_index=True)
     later = _ranks(rng, later_hosts, LATER_RELEASE, quality_weight=0.8)
@@ -429,6 +607,48 @@ def adversarial_lake(seed: int = 20241010, null_pagerank: bool = True) -> Advers
     host_index["nutch_num_records"] = host_index["nutch_fetched"] * 3 + 1
     other_crawl = host_index.assign(
         crawl=OTHER_CRAWL, nutch_fetched=pd.array(rng.integers(0, 1000, len(host_index)))
+    )
+
+    # GneissWeb annotations of both crawls, from their own generator (the rows above stay as
+    # they were), and the host-index rows and counts they need.
+    annotation_rng = np.random.default_rng(seed + 1)
+    unindexed = set(hosts.index) - set(indexed.index)
+    pool = _annotation_hosts(annotation_rng, hosts, unindexed)
+    annotations = {
+        crawl: _annotations(annotation_rng, pool, crawl) for crawl in (SAMPLE_CRAWL, OTHER_CRAWL)
+    }
+    classified_rows = host_index.index
+    host_index = pd.concat(
+        [host_index, _annotation_only_index(pool, SAMPLE_CRAWL)], ignore_index=True
+    )
+    other_crawl = pd.concat(
+        [other_crawl, _annotation_only_index(pool, OTHER_CRAWL)], ignore_index=True
+    )
+    # Annotated classified hosts with a fetched count: known = 0, known < fetched, known null.
+    annotated = host_index["surt_host_name"].isin(pool["surt_host_name"])
+    edited = host_index.index[
+        annotated
+        & host_index["nutch_fetched"].fillna(0).ge(5)
+        & host_index.index.isin(classified_rows)
+    ][:3]
+    host_index.loc[edited[0], "nutch_num_records"] = 0
+    host_index.loc[edited[1], "nutch_num_records"] = host_index.loc[edited[1], "nutch_fetched"] // 2
+    host_index.loc[edited[2], "nutch_num_records"] = pd.NA
+    # The other crawl: most known counts a multiple of the fetched one (coverage 1, 1/2, 1/4,
+    # 1/5, 1/10: tied, and on the band edges); the rest keep known < fetched.
+    rescaled = other_crawl.index.isin(classified_rows) & other_crawl["nutch_num_records"].notna()
+    rescaled &= annotation_rng.random(len(other_crawl)) < 0.8
+    multiples = annotation_rng.choice(np.array([1, 2, 4, 5, 10]), len(other_crawl))
+    other_crawl.loc[rescaled, "nutch_num_records"] = (
+        other_crawl.loc[rescaled, "nutch_fetched"] * multiples[rescaled]
+    )
+    for frame in (host_index, other_crawl):
+        frame["hcrank"] = annotation_rng.choice(HCRANK_LEVELS, len(frame))
+    crashed_annotations = _annotations(
+        annotation_rng, pool[pool["kind"] == "mixed"].iloc[:3], SAMPLE_CRAWL, size=10
+    ).assign(cosmo_fasttext_score=1.0)
+    notes["annotated_hosts_missing_from_sample_index"] = sorted(
+        set(pool["surt_host_name"]) - set(host_index["surt_host_name"])
     )
 
     # Rows of a crashed ingest: parts written, no manifest row. They must not count.
@@ -464,12 +684,38 @@ def adversarial_lake(seed: int = 20241010, null_pagerank: bool = True) -> Advers
         LakeFile("host-index-2024-10.parquet", "host_index", {"host_index": host_index}),
         LakeFile("host-index-2023-50.parquet", "host_index", {"host_index": other_crawl}),
     ]
+    sample_annotations = annotations[SAMPLE_CRAWL]
+    odd = sample_annotations["doc_id"].map(lambda doc_id: int(doc_id[-3:-1], 16) % 2)
+    files += [
+        LakeFile(
+            f"gneissweb-2024-10-{part}.parquet",
+            "page_annotations",
+            {"page_annotations": sample_annotations[odd == part]},
+        )
+        for part in (0, 1)
+    ]
+    files += [
+        LakeFile(
+            "gneissweb-2023-50.parquet",
+            "page_annotations",
+            {"page_annotations": annotations[OTHER_CRAWL]},
+        ),
+        LakeFile(
+            "gneissweb-crashed.parquet",
+            "page_annotations",
+            {"page_annotations": crashed_annotations},
+            committed=False,
+        ),
+    ]
     return AdversarialLake(
         files=files,
         documents=documents.drop(columns=["quality", "is_constant"]),
         document_scores=scores,
         host_ranks=pd.concat([ranks, later, unseeded], ignore_index=True),
         host_index=pd.concat([host_index, other_crawl], ignore_index=True),
+        page_annotations=pd.concat(annotations.values(), ignore_index=True)[
+            ["crawl", "doc_id", "surt_host_name", "cosmo_fasttext_score"]
+        ],
         notes={
             **notes,
             "hosts_missing_from_graph": sorted(hosts.loc[list(missing), "surt_host_name"]),

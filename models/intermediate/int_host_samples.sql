@@ -13,7 +13,9 @@
 
 with
 
-pages_sampled as (
+-- read twice (every page, the pages of incompletely scored hosts): a table scan is
+-- cheaper than holding it in memory
+pages_sampled as not materialized (
     select * from {{ ref('int_dataset_pages_sampled') }}
 ),
 
@@ -37,46 +39,53 @@ hosts_profiled as (
     select * from {{ ref('int_hosts_profiled') }}
 ),
 
--- Each signal's pages: its score and HQ flag, and the page's sampled positions. Read
--- twice below (hosts scored completely and not), rather than held in memory.
-signal_pages as not materialized (
+-- Each signal's scores: the classifiers' of the sample's documents, GneissWeb's of the
+-- crawl's annotated pages. Read twice below; reading the files again is cheaper.
+signal_scores as not materialized (
     select
-        pages_sampled.dataset_id,
+        dataset_signals.dataset_id,
         dataset_signals.classifier_id,
-        pages_sampled.host_id,
-        pages_sampled.sample_positions,
+        document_scores.doc_id,
         document_scores.score,
         document_scores.score > dataset_signals.hq_threshold as is_hq
     from document_scores
-    inner join pages_sampled
-        on
-            pages_sampled.dataset_id = 1
-            and document_scores.doc_id = pages_sampled.doc_id
     inner join dataset_signals
         on
             dataset_signals.dataset_id = 1
             and document_scores.classifier = dataset_signals.classifier
     union all
     select
-        pages_sampled.dataset_id,
+        dataset_signals.dataset_id,
         dataset_signals.classifier_id,
-        pages_sampled.host_id,
-        pages_sampled.sample_positions,
+        page_annotations.doc_id,
         page_annotations.gneissweb_quality_score as score,
         page_annotations.gneissweb_quality_score > dataset_signals.hq_threshold as is_hq
     from page_annotations
-    inner join pages_sampled
-        on
-            pages_sampled.dataset_id = 2
-            and page_annotations.doc_id = pages_sampled.doc_id
     inner join dataset_signals
         on dataset_signals.dataset_id = 2
-    where page_annotations.crawl = '{{ var("fullcrawl_crawl") }}'
+    where
+        page_annotations.crawl = '{{ var("fullcrawl_crawl") }}'
+        and page_annotations.gneissweb_quality_score is not null
+),
+
+signal_pages as (
+    select
+        signal_scores.dataset_id,
+        signal_scores.classifier_id,
+        pages_sampled.host_id,
+        pages_sampled.sample_positions,
+        signal_scores.score,
+        signal_scores.is_hq
+    from signal_scores
+    inner join pages_sampled
+        on
+            signal_scores.dataset_id = pages_sampled.dataset_id
+            and signal_scores.doc_id = pages_sampled.doc_id
 ),
 
 -- A classifier that scored only some of a host's pages samples among those: there the
--- positions are renumbered (rare: the ingest scores every page with every classifier).
--- The full crawl's pages are those with a score, so its hosts are always complete.
+-- positions are renumbered (rare: the ingest scores every page with every classifier;
+-- the full crawl's pages are those with a score, so its hosts are always complete).
 incompletely_scored_hosts as (
     select
         1 as dataset_id,
@@ -88,57 +97,67 @@ incompletely_scored_hosts as (
     where host_classifier_stats.doc_count < hosts_profiled.doc_count
 ),
 
+incompletely_scored_host_pages as (
+    select pages_sampled.*
+    from pages_sampled
+    semi join incompletely_scored_hosts
+        on
+            pages_sampled.dataset_id = incompletely_scored_hosts.dataset_id
+            and pages_sampled.host_id = incompletely_scored_hosts.host_id
+),
+
 signal_pages_renumbered as (
     select
-        signal_pages.dataset_id,
-        signal_pages.classifier_id,
-        signal_pages.host_id,
-        signal_pages.score,
-        signal_pages.is_hq,
+        signal_scores.dataset_id,
+        signal_scores.classifier_id,
+        incompletely_scored_host_pages.host_id,
+        signal_scores.score,
+        signal_scores.is_hq,
         [
             {%- for seed in seeds %}
                 row_number() over (
                     partition by
-                        signal_pages.dataset_id,
-                        signal_pages.classifier_id,
-                        signal_pages.host_id
-                    order by signal_pages.sample_positions[{{ seed }}]
+                        signal_scores.dataset_id,
+                        signal_scores.classifier_id,
+                        incompletely_scored_host_pages.host_id
+                    order by incompletely_scored_host_pages.sample_positions[{{ seed }}]
                 )::integer{{ ',' if not loop.last }}
             {%- endfor %}
         ] as sample_positions
-    from signal_pages
+    from signal_scores
+    inner join incompletely_scored_host_pages
+        on
+            signal_scores.dataset_id = incompletely_scored_host_pages.dataset_id
+            and signal_scores.doc_id = incompletely_scored_host_pages.doc_id
     semi join incompletely_scored_hosts
         on
-            signal_pages.dataset_id = incompletely_scored_hosts.dataset_id
-            and signal_pages.classifier_id = incompletely_scored_hosts.classifier_id
-            and signal_pages.host_id = incompletely_scored_hosts.host_id
+            signal_scores.dataset_id = incompletely_scored_hosts.dataset_id
+            and signal_scores.classifier_id = incompletely_scored_hosts.classifier_id
+            and incompletely_scored_host_pages.host_id = incompletely_scored_hosts.host_id
 ),
 
 signal_pages_positioned as (
     select
-        signal_pages.dataset_id,
-        signal_pages.classifier_id,
-        signal_pages.host_id,
-        signal_pages.score,
-        signal_pages.is_hq,
-        signal_pages.sample_positions
+        signal_pages.*,
+        false as is_renumbered
     from signal_pages
-    anti join incompletely_scored_hosts
-        on
-            signal_pages.dataset_id = incompletely_scored_hosts.dataset_id
-            and signal_pages.classifier_id = incompletely_scored_hosts.classifier_id
-            and signal_pages.host_id = incompletely_scored_hosts.host_id
-    union all
-    select * from signal_pages_renumbered
+    union all by name
+    select
+        signal_pages_renumbered.*,
+        true as is_renumbered
+    from signal_pages_renumbered
 ),
 
 -- Per host, for each seed: which of its first sampled pages are high quality (bit j - 1
--- of the mask for the j-th page), and the mean score of sample_then_deepen's sample.
+-- of the mask for the j-th page), and the mean score of sample_then_deepen's sample,
+-- summed as decimals (15 places): exact, so that equal means tie whatever order threads
+-- add them in (the md5 of the host then decides).
 hosts_sampled_by_seed as (
     select
         signal_pages_positioned.dataset_id,
         signal_pages_positioned.classifier_id,
         signal_pages_positioned.host_id,
+        signal_pages_positioned.is_renumbered,
         count(*) as page_count,
         count(*) filter (where signal_pages_positioned.is_hq) as hq_page_count,
         [
@@ -164,11 +183,11 @@ hosts_sampled_by_seed as (
         ] as hq_sample_masks,
         [
             {%- for seed in seeds %}
-                avg(signal_pages_positioned.score) filter (
+                avg(signal_pages_positioned.score::decimal(38, 15)) filter (
                     where
                     signal_pages_positioned.sample_positions[{{ seed }}]
                     <= {{ var('depth_sample_size') }}
-                ){{ ',' if not loop.last }}
+                )::double{{ ',' if not loop.last }}
             {%- endfor %}
         ] as depth_sample_score_means
 
@@ -176,22 +195,39 @@ hosts_sampled_by_seed as (
     group by all
 ),
 
+-- An incompletely scored host's first aggregate (positions among all its pages) gives
+-- way to the renumbered one.
+hosts_sampled_by_seed_kept as (
+    select hosts_sampled_by_seed.*
+    from hosts_sampled_by_seed
+    where hosts_sampled_by_seed.is_renumbered
+    union all
+    select hosts_sampled_by_seed.*
+    from hosts_sampled_by_seed
+    anti join incompletely_scored_hosts
+        on
+            hosts_sampled_by_seed.dataset_id = incompletely_scored_hosts.dataset_id
+            and hosts_sampled_by_seed.classifier_id = incompletely_scored_hosts.classifier_id
+            and hosts_sampled_by_seed.host_id = incompletely_scored_hosts.host_id
+    where not hosts_sampled_by_seed.is_renumbered
+),
+
 host_samples as (
     select
         ---------- ids
-        hosts_sampled_by_seed.dataset_id,
-        hosts_sampled_by_seed.classifier_id,
-        hosts_sampled_by_seed.host_id,
+        hosts_sampled_by_seed_kept.dataset_id,
+        hosts_sampled_by_seed_kept.classifier_id,
+        hosts_sampled_by_seed_kept.host_id,
         unnest(range(1, {{ var('sample_seeds') }} + 1))::integer as sample_seed,
 
         ---------- numerics
-        hosts_sampled_by_seed.page_count,
-        hosts_sampled_by_seed.hq_page_count,
-        unnest(hosts_sampled_by_seed.hq_sample_masks) as hq_sample_mask,
-        unnest(hosts_sampled_by_seed.depth_sample_score_means)
+        hosts_sampled_by_seed_kept.page_count,
+        hosts_sampled_by_seed_kept.hq_page_count,
+        unnest(hosts_sampled_by_seed_kept.hq_sample_masks) as hq_sample_mask,
+        unnest(hosts_sampled_by_seed_kept.depth_sample_score_means)
             as depth_sample_score_mean
 
-    from hosts_sampled_by_seed
+    from hosts_sampled_by_seed_kept
 )
 
 select * from host_samples

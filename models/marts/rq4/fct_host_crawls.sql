@@ -20,11 +20,25 @@ host_crawls_annotated as (
         host_crawls.hc_val,
         host_crawls.known_url_count,
         host_crawls.fetched_url_count,
-        least(
-            host_crawls.fetched_url_count / nullif(host_crawls.known_url_count, 0), 1
-        ) as coverage_rate,
-        greatest(host_crawls.known_url_count - host_crawls.fetched_url_count, 0)
-            as uncrawled_url_count,
+        -- least() and greatest() skip nulls: unknown counts need their own case
+        case
+            when
+                host_crawls.known_url_count > 0
+                and host_crawls.fetched_url_count is not null
+                then
+                    least(
+                        host_crawls.fetched_url_count / host_crawls.known_url_count, 1
+                    )
+        end as coverage_rate,
+        case
+            when
+                host_crawls.known_url_count is not null
+                and host_crawls.fetched_url_count is not null
+                then
+                    greatest(
+                        host_crawls.known_url_count - host_crawls.fetched_url_count, 0
+                    )
+        end as uncrawled_url_count,
         coalesce(host_crawl_annotations.annotated_page_count, 0)
             as annotated_page_count,
         coalesce(host_crawl_annotations.hq_page_count, 0) as hq_page_count,
