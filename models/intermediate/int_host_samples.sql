@@ -86,7 +86,7 @@ signal_pages as (
 -- A classifier that scored only some of a host's pages samples among those: there the
 -- positions are renumbered (rare: the ingest scores every page with every classifier;
 -- the full crawl's pages are those with a score, so its hosts are always complete).
-incompletely_scored_hosts as (
+partly_scored_hosts as (
     select
         1 as dataset_id,
         host_classifier_stats.classifier_id,
@@ -97,20 +97,20 @@ incompletely_scored_hosts as (
     where host_classifier_stats.doc_count < hosts_profiled.doc_count
 ),
 
-incompletely_scored_host_pages as (
+partly_scored_host_pages as (
     select pages_sampled.*
     from pages_sampled
-    semi join incompletely_scored_hosts
+    semi join partly_scored_hosts
         on
-            pages_sampled.dataset_id = incompletely_scored_hosts.dataset_id
-            and pages_sampled.host_id = incompletely_scored_hosts.host_id
+            pages_sampled.dataset_id = partly_scored_hosts.dataset_id
+            and pages_sampled.host_id = partly_scored_hosts.host_id
 ),
 
 signal_pages_renumbered as (
     select
         signal_scores.dataset_id,
         signal_scores.classifier_id,
-        incompletely_scored_host_pages.host_id,
+        partly_scored_host_pages.host_id,
         signal_scores.score,
         signal_scores.is_hq,
         [
@@ -119,21 +119,21 @@ signal_pages_renumbered as (
                     partition by
                         signal_scores.dataset_id,
                         signal_scores.classifier_id,
-                        incompletely_scored_host_pages.host_id
-                    order by incompletely_scored_host_pages.sample_positions[{{ seed }}]
+                        partly_scored_host_pages.host_id
+                    order by partly_scored_host_pages.sample_positions[{{ seed }}]
                 )::integer{{ ',' if not loop.last }}
             {%- endfor %}
         ] as sample_positions
     from signal_scores
-    inner join incompletely_scored_host_pages
+    inner join partly_scored_host_pages
         on
-            signal_scores.dataset_id = incompletely_scored_host_pages.dataset_id
-            and signal_scores.doc_id = incompletely_scored_host_pages.doc_id
-    semi join incompletely_scored_hosts
+            signal_scores.dataset_id = partly_scored_host_pages.dataset_id
+            and signal_scores.doc_id = partly_scored_host_pages.doc_id
+    semi join partly_scored_hosts
         on
-            signal_scores.dataset_id = incompletely_scored_hosts.dataset_id
-            and signal_scores.classifier_id = incompletely_scored_hosts.classifier_id
-            and incompletely_scored_host_pages.host_id = incompletely_scored_hosts.host_id
+            signal_scores.dataset_id = partly_scored_hosts.dataset_id
+            and signal_scores.classifier_id = partly_scored_hosts.classifier_id
+            and partly_scored_host_pages.host_id = partly_scored_hosts.host_id
 ),
 
 signal_pages_positioned as (
@@ -195,7 +195,7 @@ hosts_sampled_by_seed as (
     group by all
 ),
 
--- An incompletely scored host's first aggregate (positions among all its pages) gives
+-- A partly scored host's first aggregate (positions among all its pages) gives
 -- way to the renumbered one.
 hosts_sampled_by_seed_kept as (
     select hosts_sampled_by_seed.*
@@ -204,11 +204,11 @@ hosts_sampled_by_seed_kept as (
     union all
     select hosts_sampled_by_seed.*
     from hosts_sampled_by_seed
-    anti join incompletely_scored_hosts
+    anti join partly_scored_hosts
         on
-            hosts_sampled_by_seed.dataset_id = incompletely_scored_hosts.dataset_id
-            and hosts_sampled_by_seed.classifier_id = incompletely_scored_hosts.classifier_id
-            and hosts_sampled_by_seed.host_id = incompletely_scored_hosts.host_id
+            hosts_sampled_by_seed.dataset_id = partly_scored_hosts.dataset_id
+            and hosts_sampled_by_seed.classifier_id = partly_scored_hosts.classifier_id
+            and hosts_sampled_by_seed.host_id = partly_scored_hosts.host_id
     where not hosts_sampled_by_seed.is_renumbered
 ),
 
