@@ -1,6 +1,6 @@
--- The oracle (whole hosts, truest HQ density first) is the most any allocation of the
--- budget can expect (SPEC §6). sample_then_deepen collects its sample's actual HQ pages,
--- which one lucky seed may push past the oracle; the mean over seeds may not.
+-- The oracle (whole hosts, truest HQ density first) is the most any allocation of
+-- the budget can expect (SPEC §6). sample_then_deepen collects its sample's actual HQ
+-- pages, which one lucky seed may push past the oracle; the mean over seeds may not.
 with
 
 depth_policy_curves as (
