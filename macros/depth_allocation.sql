@@ -90,51 +90,121 @@
    the budget lasts; the boundary host gives the share of its HQ pages that the budget
    left covers of its pages (the expected-value rule).
 
+   A running sum over millions of hosts is slow and memory-hungry in DuckDB (a segment
+   tree per partition), so the walk takes two steps, as int_host_ordering_yields does:
+   hosts are numbered in order and summed per block of `block_size` positions; the
+   blocks' running sums (a few thousand rows) locate the block where each budget ends,
+   and only the hosts of those blocks are summed one by one. The numbers are those of
+   one running sum.
+
    hosts: relation with the partition columns, page_count (> 0), hq_page_count and the
    columns order_by names. budgets: relation with the partition columns and the budget
    column. Returns budgets' rows with hq_expected, null where the budget is not positive
    or there is no host. #}
 {% macro greedy_fill(
-    hosts, budgets, partition_by, order_by, budget_pages='budget_pages'
+    hosts, budgets, partition_by, order_by, budget_pages='budget_pages', block_size=1024
 ) -%}
     (
         with
 
-        hosts_walked as (
+        hosts_placed as (
             select
                 {{ qualified_columns(hosts, partition_by) }},
                 {{ hosts }}.page_count,
                 {{ hosts }}.hq_page_count,
-                sum({{ hosts }}.page_count) over walk
-                - {{ hosts }}.page_count as pages_before,
-                sum({{ hosts }}.hq_page_count) over walk
-                - {{ hosts }}.hq_page_count as hq_pages_before
-
-            from {{ hosts }}
-            window
-                walk as (
+                row_number() over (
                     partition by {{ partition_by | join(', ') }}
                     order by {{ order_by }}
+                ) // {{ block_size }} as walk_block,
+                row_number() over (
+                    partition by {{ partition_by | join(', ') }}
+                    order by {{ order_by }}
+                ) as walk_position
+
+            from {{ hosts }}
+        ),
+
+        blocks_walked as (
+            select
+                {{ qualified_columns('hosts_placed', partition_by) }},
+                hosts_placed.walk_block,
+                sum(sum(hosts_placed.page_count)) over blocks_so_far
+                - sum(hosts_placed.page_count) as pages_before_block,
+                sum(sum(hosts_placed.hq_page_count)) over blocks_so_far
+                - sum(hosts_placed.hq_page_count) as hq_pages_before_block
+
+            from hosts_placed
+            group by {{ qualified_columns('hosts_placed', partition_by) }},
+                hosts_placed.walk_block
+            window
+                blocks_so_far as (
+                    partition by {{ qualified_columns('hosts_placed', partition_by) }}
+                    order by hosts_placed.walk_block
+                    rows between unbounded preceding and current row
+                )
+        ),
+
+        -- the block where each budget ends: the last that starts before it is spent
+        budget_blocks as (
+            select
+                {{ budgets }}.*,
+                blocks_walked.walk_block,
+                blocks_walked.pages_before_block,
+                blocks_walked.hq_pages_before_block
+
+            from {{ budgets }}
+            asof left join blocks_walked
+                on
+                    {{ columns_match(budgets, 'blocks_walked', partition_by) }}
+                    and {{ budgets }}.{{ budget_pages }} > blocks_walked.pages_before_block
+        ),
+
+        boundary_block_hosts as (
+            select
+                hosts_placed.*,
+                sum(hosts_placed.page_count) over hosts_so_far
+                - hosts_placed.page_count as pages_before_in_block,
+                sum(hosts_placed.hq_page_count) over hosts_so_far
+                - hosts_placed.hq_page_count as hq_pages_before_in_block
+
+            from hosts_placed
+            semi join budget_blocks
+                on
+                    {{ columns_match('hosts_placed', 'budget_blocks', partition_by) }}
+                    and hosts_placed.walk_block = budget_blocks.walk_block
+            window
+                hosts_so_far as (
+                    partition by
+                        {{ qualified_columns('hosts_placed', partition_by) }},
+                        hosts_placed.walk_block
+                    order by hosts_placed.walk_position
                     rows between unbounded preceding and current row
                 )
         )
 
         select
-            {{ budgets }}.*,
+            budget_blocks.* exclude (
+                walk_block, pages_before_block, hq_pages_before_block
+            ),
             -- a budget beyond the last host takes it whole, no more
-            hosts_walked.hq_pages_before
+            budget_blocks.hq_pages_before_block
+            + boundary_block_hosts.hq_pages_before_in_block
             + least(
-                {{ budgets }}.{{ budget_pages }} - hosts_walked.pages_before,
-                hosts_walked.page_count
+                budget_blocks.{{ budget_pages }}
+                - budget_blocks.pages_before_block
+                - boundary_block_hosts.pages_before_in_block,
+                boundary_block_hosts.page_count
             )
-            / hosts_walked.page_count
-            * hosts_walked.hq_page_count as hq_expected
+            / boundary_block_hosts.page_count
+            * boundary_block_hosts.hq_page_count as hq_expected
 
-        from {{ budgets }}
-        asof left join hosts_walked
+        from budget_blocks
+        asof left join boundary_block_hosts
             on
-                {{ columns_match(budgets, 'hosts_walked', partition_by) }}
-                and {{ budgets }}.{{ budget_pages }} > hosts_walked.pages_before
+                {{ columns_match('budget_blocks', 'boundary_block_hosts', partition_by) }}
+                and budget_blocks.walk_block = boundary_block_hosts.walk_block
+                and budget_blocks.{{ budget_pages }} - budget_blocks.pages_before_block
+                > boundary_block_hosts.pages_before_in_block
     )
 {%- endmacro %}
 

@@ -4,7 +4,9 @@
 
 with
 
-host_samples as (
+-- read twice (the universe, the samples): scanning the table again is cheaper than
+-- holding its rows in memory; likewise the sampled hosts below
+host_samples as not materialized (
     select * from {{ ref('int_host_samples') }}
 ),
 
@@ -144,7 +146,7 @@ oracle_filled as {{ greedy_fill(
 ------------------------------------------------------------------ sample then deepen
 
 -- Phase 1 (SPEC A6): the first k sampled pages of every host, and their actual HQ.
-sampled_hosts as (
+sampled_hosts as not materialized (
     select
         host_samples.dataset_id,
         host_samples.classifier_id,
