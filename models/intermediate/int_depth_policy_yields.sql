@@ -1,6 +1,12 @@
 {{ config(materialized='table') }}
 
 {%- set sample_size = var('depth_sample_size') %}
+{#- SPEC §5 #10: the weight of HC depth -#}
+{%- if var('hc_depth_weight') == 'log_hc_val' %}
+    {%- set hc_weight = 'ln(dataset_hosts.hc_val)' %}
+{%- else %}
+    {%- set hc_weight = 'dataset_hosts.hc_val' %}
+{%- endif %}
 
 with
 
@@ -38,7 +44,7 @@ policies as (
 ------------------------------------------------------------------------- the universe
 
 -- SPEC A6: hosts with their already-fetched pages. Enough of them to be a host of the
--- analyses (min_docs_per_host) and a positive centrality, which HC depth weighs by.
+-- analyses (min_docs_per_host) and a positive weight for HC depth (`hc_depth_weight`).
 depth_hosts as (
     select
         host_samples.dataset_id,
@@ -46,7 +52,7 @@ depth_hosts as (
         host_samples.host_id,
         host_samples.page_count,
         host_samples.hq_page_count,
-        dataset_hosts.hc_val,
+        {{ hc_weight }} as hc_weight,
         dataset_hosts.tie_breaker
 
     from host_samples
@@ -57,7 +63,7 @@ depth_hosts as (
     where
         host_samples.sample_seed = 1  -- page and HQ counts are the same for every seed
         and host_samples.page_count >= {{ var('min_docs_per_host') }}
-        and dataset_hosts.hc_val > 0
+        and {{ hc_weight }} > 0
 ),
 
 universe_totals as (
@@ -99,7 +105,7 @@ water_filling_hosts as (
         depth_hosts.classifier_id,
         2 as policy_id,
         depth_hosts.page_count,
-        depth_hosts.hc_val as weight,
+        depth_hosts.hc_weight as weight,
         depth_hosts.hq_page_count
     from depth_hosts
 ),

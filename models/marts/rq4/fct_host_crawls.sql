@@ -1,3 +1,6 @@
+{#- SPEC §5 #13: which count of the host index is "fetched" -#}
+{%- set fetched = 'host_crawls.' ~ var('rq4_fetched_count') %}
+
 with
 
 host_crawls as (
@@ -19,24 +22,24 @@ host_crawls_annotated as (
         host_crawls.url_host_registered_domain,
         host_crawls.hc_val,
         host_crawls.known_url_count,
-        host_crawls.fetched_url_count,
+        {{ fetched }} as fetched_url_count,
         -- least() and greatest() skip nulls: unknown counts need their own case
         case
             when
                 host_crawls.known_url_count > 0
-                and host_crawls.fetched_url_count is not null
+                and {{ fetched }} is not null
                 then
                     least(
-                        host_crawls.fetched_url_count / host_crawls.known_url_count, 1
+                        {{ fetched }} / host_crawls.known_url_count, 1
                     )
         end as coverage_rate,
         case
             when
                 host_crawls.known_url_count is not null
-                and host_crawls.fetched_url_count is not null
+                and {{ fetched }} is not null
                 then
                     greatest(
-                        host_crawls.known_url_count - host_crawls.fetched_url_count, 0
+                        host_crawls.known_url_count - {{ fetched }}, 0
                     )
         end as uncrawled_url_count,
         coalesce(host_crawl_annotations.annotated_page_count, 0)
@@ -46,7 +49,7 @@ host_crawls_annotated as (
         / host_crawl_annotations.annotated_page_count as hq_density,
         coalesce(
             host_crawls.known_url_count > 0
-            and host_crawls.fetched_url_count is not null
+            and {{ fetched }} is not null
             and host_crawl_annotations.annotated_page_count
             >= {{ var('rq4_min_annotated_pages') }},
             false
