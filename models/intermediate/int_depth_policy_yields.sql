@@ -44,7 +44,8 @@ policies as (
 ------------------------------------------------------------------------- the universe
 
 -- SPEC A6: hosts with their already-fetched pages. Enough of them to be a host of the
--- analyses (min_docs_per_host) and a positive weight for HC depth (`hc_depth_weight`).
+-- analyses (min_docs_per_host) and a positive, finite weight for HC depth
+-- (`hc_depth_weight`; a ranks file may hold NaN, which DuckDB orders above any number).
 depth_hosts as (
     select
         host_samples.dataset_id,
@@ -64,6 +65,7 @@ depth_hosts as (
         host_samples.sample_seed = 1  -- page and HQ counts are the same for every seed
         and host_samples.page_count >= {{ var('min_docs_per_host') }}
         and {{ hc_weight }} > 0
+        and isfinite({{ hc_weight }})
 ),
 
 universe_totals as (
