@@ -52,7 +52,9 @@ ingest: venv
 	$(PY) -m ingest host-index --path $(RAW)/host-index
 	$(PY) -m ingest annotations --path $(RAW)/gneissweb-annotations
 
+# The crawl plan is exported (dbt's external materialization) into $(HOSTAWARE_HOME)/exports.
 build: venv
+	mkdir -p $(HOSTAWARE_HOME)/exports
 	$(DBT) build --quiet --target dev
 
 # The demo's planted parameters against what the warehouse recovered (prints both).

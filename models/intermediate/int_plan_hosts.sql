@@ -1,0 +1,110 @@
+{{ config(materialized='table') }}
+
+{%- set sample_size = var('plan_sample_size') | int %}
+
+with
+
+host_crawls as (
+    select * from {{ ref('stg_host_index__host_crawls') }}
+),
+
+hosts_profiled as (
+    select * from {{ ref('int_hosts_profiled') }}
+),
+
+host_classifier_stats as (
+    select * from {{ ref('int_host_classifier_stats') }}
+),
+
+plan_classifier as (
+    select * from {{ ref('int_plan_classifier') }}
+),
+
+tld_macro_categories as (
+    select * from {{ ref('tld_macro_categories') }}
+),
+
+plan_crawl_hosts as (
+    select * from host_crawls
+    where crawl = '{{ var("plan_crawl") }}'
+),
+
+-- Each TLD of the host index once, matched to its macro category as int_hosts_profiled
+-- matches the sample's hosts (the first pattern by priority).
+tld_categories as (
+    select
+        plan_tlds.url_host_tld,
+        tld_macro_categories.macro_category
+
+    from (
+        select distinct plan_crawl_hosts.url_host_tld
+        from plan_crawl_hosts
+    ) as plan_tlds
+    inner join tld_macro_categories
+        on plan_tlds.url_host_tld like tld_macro_categories.suffix_pattern
+    qualify
+        row_number() over (
+            partition by plan_tlds.url_host_tld
+            order by
+                tld_macro_categories.match_priority,
+                tld_macro_categories.suffix_pattern
+        ) = 1
+),
+
+-- What the classified sample says of each host, by the plan's classifier.
+sampled_quality as (
+    select
+        host_classifier_stats.surt_host_name,
+        host_classifier_stats.doc_count,
+        host_classifier_stats.hq_doc_count,
+        plan_classifier.is_english_trained
+
+    from host_classifier_stats
+    inner join plan_classifier
+        on host_classifier_stats.classifier = plan_classifier.classifier
+),
+
+-- One row per host of the plan crawl's host index. A host's quality is known when the
+-- sample holds at least k of its pages; an English-trained classifier's judgement of a
+-- host whose pages are mostly in other languages is not trusted (the paper's caveat):
+-- such hosts go to the exploration share instead.
+plan_hosts as (
+    select
+        ---------- ids
+        plan_crawl_hosts.surt_host_name,
+
+        ---------- strings
+        plan_crawl_hosts.url_host_tld,
+        coalesce(tld_categories.macro_category, 'other_generic') as tld_macro_category,
+        coalesce(hosts_profiled.language_stratum, 'unknown') as language_stratum,
+        case
+            when
+                plan_crawl_hosts.known_url_count is null
+                or plan_crawl_hosts.known_url_count <= 0
+                then 'no_known_urls'
+            when
+                sampled_quality.is_english_trained
+                and hosts_profiled.language_stratum = 'non_english'
+                then 'unreliable_quality'
+            when sampled_quality.doc_count >= {{ sample_size }} then 'known_quality'
+            else 'unknown_quality'
+        end as quality_group,
+
+        ---------- numerics
+        greatest(coalesce(plan_crawl_hosts.known_url_count, 0), 0) as known_url_count,
+        coalesce(sampled_quality.doc_count, 0) as sampled_page_count,
+        coalesce(sampled_quality.hq_doc_count, 0) as sampled_hq_page_count,
+        sampled_quality.hq_doc_count / sampled_quality.doc_count as sampled_hq_density,
+        -- the plan's deterministic random order of hosts (DESIGN: md5 of key and seed)
+        md5_number(plan_crawl_hosts.surt_host_name || ':plan') as random_order
+
+    from plan_crawl_hosts
+    left join tld_categories
+        on plan_crawl_hosts.url_host_tld = tld_categories.url_host_tld
+    left join hosts_profiled
+        on plan_crawl_hosts.surt_host_name = hosts_profiled.surt_host_name
+    left join sampled_quality
+        on plan_crawl_hosts.surt_host_name = sampled_quality.surt_host_name
+)
+
+select * from plan_hosts
