@@ -13,9 +13,8 @@ host_crawl_annotations as (
 
 -- SPEC A7: coverage from the crawler's own log (known = nutch_numRecords, fetched =
 -- nutch_fetched, capped at 1: some hosts report more fetched than known URLs), quality
--- from the GneissWeb annotations of the same crawl. Read twice (the cutoffs, the rows):
--- computing it twice streams, where holding its 30M rows with their names would not.
-host_crawls_annotated as not materialized (
+-- from the GneissWeb annotations of the same crawl.
+host_crawls_annotated as (
     select
         host_crawls.crawl,
         host_crawls.surt_host_name,
