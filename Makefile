@@ -61,7 +61,7 @@ build: venv
 demo-check: venv
 	$(PY) -m pytest -q -s -m demo tests/test_demo_planted_truth.py
 
-test: venv lint pytest dbt-test-build warehouse-test
+test: venv browser lint pytest dbt-test-build warehouse-test
 
 lint: venv
 	$(VENV)/bin/ruff check .
@@ -80,6 +80,19 @@ dbt-test-build: venv
 # Reference checks of the marts against scipy/pandas on the warehouse dbt-test-build made.
 warehouse-test: venv
 	HOSTAWARE_TEST_WAREHOUSE=$(TEST_HOME)/warehouse.duckdb $(PY) -m pytest -q -m warehouse
+
+# Debian's Chromium for the report's browser test (tests/test_report_browser.py drives it with
+# playwright; never `playwright install`). Installed when missing, as root or through sudo.
+CHROMIUM := /usr/bin/chromium
+.PHONY: browser
+browser:
+	@if [ -x $(CHROMIUM) ]; then echo "$(CHROMIUM) is installed"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null; then sudo=sudo; \
+	else echo "$(CHROMIUM) is missing: install Debian's chromium package as root" >&2; exit 1; fi; \
+	install="$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium"; \
+	$$install || { $$sudo apt-get update && $$install; }; \
+	test -x $(CHROMIUM)
 
 clean:
 	rm -rf build target logs
