@@ -35,8 +35,7 @@ name (dbt's manifest holds the database name, the file's stem):
   random orders beyond 64 bits, hosts with fewer known URLs than sampled pages, a population
   without known or unreliable hosts, budgets ending inside every queue step), written as
   int_plan_hosts into an otherwise empty warehouse and planned with
-  ``plan_host_fetch_budget+``. One of them, random orders one apart (equal as float64), is an
-  expected failure: the model walks its queue by a DOUBLE random order (see FLOAT64_ORDER).
+  ``plan_host_fetch_budget+``; one has random orders one apart (equal as float64).
 
 Without dbt, the reference must also reproduce the hand-computed rows of the model's yml unit
 tests.
@@ -567,19 +566,9 @@ ADVERSARIAL_POPULATIONS = {
     "unknown_only": _unknown_only_hosts,
 }
 RUN_NAMES = [*TINY_SETTINGS, *ADVERSARIAL_SETTINGS]
-# Where the model breaks the contract (not bent into the reference): the queue's
-# order_in_step unions random_order (uhugeint) with row_number() (bigint) and DuckDB types
-# the union DOUBLE, so random orders equal in their top 53 bits tie and the walk takes their
-# segments in any order (here gov,quebec's and net,november's step-4 rest). md5_number spreads
-# random orders over 128 bits, so real hosts tie this way only rarely.
-FLOAT64_ORDER = pytest.mark.xfail(
-    reason="plan_host_fetch_budget orders queue segments by a DOUBLE random_order",
-    strict=False,
-)
-COMPARED_RUNS = [
-    pytest.param(name, marks=FLOAT64_ORDER) if name == "adversarial_float64_orders" else name
-    for name in RUN_NAMES
-]
+# Random orders one apart (equal as float64) keep their order: the queue's order_in_step is
+# a 128-bit integer in every step (a union with row_number()'s bigint once made it DOUBLE).
+COMPARED_RUNS = RUN_NAMES
 
 # Parses the project once and runs every setting in-process: a parse costs ~8 s, a run ~2 s.
 DRIVER = """

@@ -199,13 +199,15 @@ queue_segments as (
         end as queue_step,
         plan_hosts.surt_host_name,
         -- densest first; among equals the larger host (more pages at that density),
-        -- then the random order
+        -- then the random order. As a 128-bit integer like the random orders of the
+        -- other steps: a union with a bigint would make them all doubles, and tie
+        -- random orders that differ below their 53 leading bits.
         row_number() over (
             order by
                 plan_hosts.sampled_hq_density desc,
                 plan_hosts.known_url_count desc,
                 plan_hosts.random_order asc
-        ) as order_in_step,
+        )::uhugeint as order_in_step,
         'deepen' as segment_kind,
         plan_hosts.known_url_count as segment_pages
 
