@@ -29,7 +29,7 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet --no-deps -r requirements.txt
 	touch $@
 
-demo: venv synth-demo ingest build demo-check
+demo: venv synth-demo ingest build demo-check report
 
 # A new demo crawl replaces the old one, and the lake and warehouse built from it.
 synth-demo:
@@ -60,6 +60,13 @@ build: venv
 # The demo's planted parameters against what the warehouse recovered (prints both).
 demo-check: venv
 	$(PY) -m pytest -q -s -m demo tests/test_demo_planted_truth.py
+
+# The report: figures and one self-contained HTML page from the marts, into
+# $(HOSTAWARE_HOME)/report; prints the paper's headline numbers beside the warehouse's.
+# Phony: the report/ package folder would otherwise count as the target, always up to date.
+.PHONY: report
+report: venv
+	$(PY) -m report
 
 test: venv browser lint pytest dbt-test-build warehouse-test
 

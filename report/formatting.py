@@ -1,0 +1,127 @@
+"""Number formatting and caption text, shared by the page, the figures and the terminal.
+
+Pure functions of plain values: no warehouse, no matplotlib.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+
+MISSING = "n/a"
+
+
+def is_missing(value: object) -> bool:
+    """Whether ``value`` is no number: None, NaN or pandas' NA."""
+    if value is None:
+        return True
+    try:
+        return math.isnan(float(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return True
+
+
+def fmt_number(value: object, digits: int = 2) -> str:
+    """``value`` with ``digits`` decimals, or ``n/a``."""
+    if is_missing(value):
+        return MISSING
+    return f"{float(value):.{digits}f}"  # type: ignore[arg-type]
+
+
+def fmt_signed(value: object, digits: int = 2) -> str:
+    """``value`` with an explicit sign (``+0.21``, ``-0.09``), or ``n/a``."""
+    if is_missing(value):
+        return MISSING
+    return f"{float(value):+.{digits}f}"  # type: ignore[arg-type]
+
+
+def fmt_ratio(value: object, digits: int = 2) -> str:
+    """A ratio with a times sign (``1.83×``), or ``n/a``."""
+    if is_missing(value):
+        return MISSING
+    return f"{float(value):.{digits}f}×"  # type: ignore[arg-type]
+
+
+def fmt_share(value: object, digits: int = 0) -> str:
+    """A 0-1 share as a percentage (``0.214`` → ``21%``), or ``n/a``."""
+    if is_missing(value):
+        return MISSING
+    return f"{100 * float(value):.{digits}f}%"  # type: ignore[arg-type]
+
+
+def fmt_count(value: object) -> str:
+    """A count: grouped below a million, in millions above (``888``, ``58M``, ``1.25M``).
+
+    Estimated counts are fractional: from 100 up they are rounded to whole pages, below 100
+    they keep one decimal (``12.5``).
+    """
+    if is_missing(value):
+        return MISSING
+    number = float(value)  # type: ignore[arg-type]
+    if abs(number) >= 1e6:
+        return f"{number / 1e6:.3g}M"
+    if number == round(number) or abs(number) >= 100:
+        return f"{number:,.0f}"
+    return f"{number:,.1f}"
+
+
+FORMATS: dict[str, Callable[[object, int], str]] = {
+    "number": fmt_number,
+    "signed": fmt_signed,
+    "ratio": fmt_ratio,
+    "share": fmt_share,
+}
+
+
+def fmt_range(values: Iterable[object], digits: int = 2, style: str = "number") -> str:
+    """The smallest and largest of ``values`` (missing ones skipped) as one string.
+
+    ``0.45–0.61`` (``0.7–1.8×``, ``21–30%``) when neither is negative; ``-0.22 to 0.21``
+    when one is (a dash beside a minus sign reads badly) or the style is ``signed``; a single
+    value when both format the same; ``n/a`` when there are none.
+
+    Args:
+        values: the numbers.
+        digits: decimals (of the percentage for ``share``).
+        style: ``number``, ``signed``, ``ratio`` (``1.83×``) or ``share`` (``21%``).
+    """
+    formatter = FORMATS[style]
+    present = [float(value) for value in values if not is_missing(value)]  # type: ignore[arg-type]
+    if not present:
+        return MISSING
+    low, high = formatter(min(present), digits), formatter(max(present), digits)
+    if low == high:
+        return low
+    if min(present) < 0 or style == "signed":
+        return f"{low} to {high}"
+    unit = {"ratio": "×", "share": "%"}.get(style, "")
+    return f"{low.removesuffix(unit)}–{high}"
+
+
+def versus(here: str, paper: str | None) -> str:
+    """``"<here> here, <paper> in the paper"``, or ``"<here> here"`` without a paper value."""
+    if paper is None:
+        return f"{here} here"
+    return f"{here} here, {paper} in the paper"
+
+
+def caption(what: str, *comparisons: str) -> str:
+    """One caption line: what the figure shows, then each comparison, ending in a full stop.
+
+    >>> caption("ICC(1) by classifier", "0.45–0.61 here, 0.43–0.62 in the paper")
+    'ICC(1) by classifier: 0.45–0.61 here, 0.43–0.62 in the paper.'
+    """
+    text = what if not comparisons else f"{what}: {'; '.join(comparisons)}"
+    return text if text.endswith(".") else f"{text}."
+
+
+def text_table(header: tuple[str, ...], rows: list[tuple[str, ...]], gap: int = 2) -> str:
+    """A plain-text table with aligned columns, for the terminal."""
+    widths = [max(len(row[index]) for row in [header, *rows]) for index in range(len(header))]
+    spacer = " " * gap
+
+    def line(cells: tuple[str, ...]) -> str:
+        return spacer.join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True))
+
+    rule = spacer.join("-" * width for width in widths)
+    return "\n".join([line(header).rstrip(), rule, *(line(row).rstrip() for row in rows)])

@@ -1,0 +1,147 @@
+"""The crawl plan: where the next crawl's fetches go, and whom it reaches."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from report import charts
+from report.content import ReportFigure, ReportTable, SectionContent
+from report.formatting import caption, fmt_count, fmt_number, fmt_range, fmt_ratio, fmt_share
+from report.marts import Marts
+
+FETCH_BUDGET = "plan_host_fetch_budget"
+DIVERSITY = "plan_diversity"
+
+PHASES = ("sample", "deepen", "explore", "skip")
+PAGE_KINDS = ("pages_sampled", "pages_deepened", "pages_explored")
+# Aggregated in SQL: at paper scale the plan has a row per host of the host index (millions).
+PHASE_TOTALS_SQL = """
+    select
+        phase,
+        count(*) as host_count,
+        sum(known_url_count)::double as known_url_count,
+        sum(pages_sampled)::double as pages_sampled,
+        sum(pages_deepened)::double as pages_deepened,
+        sum(pages_explored)::double as pages_explored,
+        sum(pages_to_fetch)::double as pages_to_fetch,
+        sum(expected_hq) as expected_hq
+    from {mart}
+    group by phase
+"""
+
+
+def phase_totals(marts: Marts) -> pd.DataFrame:
+    """Hosts, known URLs, pages of each kind and expected HQ per phase of the plan."""
+    totals = marts.frame(FETCH_BUDGET, PHASE_TOTALS_SQL)
+    order = {phase: index for index, phase in enumerate(PHASES)}
+    totals["order"] = totals["phase"].map(lambda phase: order.get(phase, len(order)))
+    return totals.sort_values(["order", "phase"]).drop(columns="order").reset_index(drop=True)
+
+
+def plan_caption(totals: pd.DataFrame) -> str:
+    """The plan figure's caption: its pages by kind and the HQ pages it expects."""
+    pages = {kind: totals[kind].sum() for kind in PAGE_KINDS}
+    fetched = totals[totals["pages_to_fetch"] > 0]["host_count"].sum()
+    return caption(
+        f"The crawl plan's {fmt_count(totals['pages_to_fetch'].sum())} pages over "
+        f"{fmt_count(fetched)} of {fmt_count(totals['host_count'].sum())} hosts, by phase "
+        "(the paper gives no plan)",
+        f"{fmt_count(pages['pages_sampled'])} sampled, {fmt_count(pages['pages_deepened'])} "
+        f"deepened, {fmt_count(pages['pages_explored'])} explored",
+        f"expected HQ pages {fmt_count(round(totals['expected_hq'].sum(), 1))}",
+    )
+
+
+def fetch_budget_section(marts: Marts) -> SectionContent:
+    """The plan's pages and hosts by phase."""
+    totals = phase_totals(marts)
+    figure = charts.new_figure(8, 3.0)
+    left, right = figure.subplots(1, 2)
+    left.bar(totals["phase"], totals["host_count"], color=charts.CYCLE[: len(totals)])
+    left.set_ylabel("hosts")
+    left.set_title("hosts by phase")
+    left.grid(axis="x", visible=False)
+    kinds = [kind.removeprefix("pages_") for kind in PAGE_KINDS]
+    bottom = [0.0] * len(totals)
+    for index, kind in enumerate(PAGE_KINDS):
+        right.bar(
+            totals["phase"], totals[kind], bottom=bottom, color=charts.CYCLE[index + 4],
+            label=kinds[index],
+        )  # fmt: skip
+        bottom = [b + v for b, v in zip(bottom, totals[kind], strict=True)]
+    right.set_ylabel("pages to fetch")
+    right.set_title("pages by phase, sampled / deepened / explored")
+    right.grid(axis="x", visible=False)
+    right.legend(loc="upper right")
+    header = ("phase", "hosts", "known URLs", "sampled", "deepened", "explored", "pages")
+    header += ("expected HQ", "HQ per page")
+    rows = [
+        (
+            row.phase,
+            fmt_count(row.host_count),
+            fmt_count(row.known_url_count),
+            fmt_count(row.pages_sampled),
+            fmt_count(row.pages_deepened),
+            fmt_count(row.pages_explored),
+            fmt_count(row.pages_to_fetch),
+            fmt_number(row.expected_hq, 1),
+            fmt_number(row.expected_hq / row.pages_to_fetch, 3) if row.pages_to_fetch else "",
+        )
+        for row in totals.itertuples()
+    ]
+    return SectionContent(
+        figures=[ReportFigure("plan_pages_by_phase", plan_caption(totals), figure)],
+        tables=[ReportTable("The crawl plan by phase.", header, rows)],
+    )
+
+
+def diversity_section(marts: Marts) -> SectionContent:
+    """The plan's language and TLD-category representation against the host population."""
+    diversity = marts.frame(DIVERSITY, "select * from {mart} order by dimension, dimension_value")
+    dimensions = sorted(diversity["dimension"].unique())
+    figure = charts.new_figure(8, 3.4)
+    axes = figure.subplots(1, len(dimensions), squeeze=False, width_ratios=None)[0]
+    columns = {
+        "population hosts": "population_host_share",
+        "plan hosts": "plan_host_share",
+        "plan pages": "plan_page_share",
+        "expected HQ": "expected_hq_share",
+    }
+    for axis, dimension in zip(axes, dimensions, strict=True):
+        rows = diversity[diversity["dimension"] == dimension]
+        charts.grouped_bars(
+            axis,
+            [str(value) for value in rows["dimension_value"]],
+            {label: rows[column].tolist() for label, column in columns.items()},
+        )
+        axis.set_title(dimension.replace("_", " "))
+        axis.set_ylim(0, 1)
+    axes[0].set_ylabel("share")
+    axes[-1].legend(loc="upper right", fontsize=7)
+    figure_caption = caption(
+        "The plan's hosts, pages and expected HQ pages by primary language and TLD category, "
+        "against the host population",
+        "representation ratio (plan's host share / population's) "
+        + fmt_range(diversity["representation_ratio"], 2, "ratio"),
+    )
+    header = ("dimension", "value", "population hosts", "share", "plan hosts", "share")
+    header += ("plan pages", "share", "expected HQ share", "representation")
+    rows = [
+        (
+            row.dimension,
+            str(row.dimension_value),
+            fmt_count(row.population_host_count),
+            fmt_share(row.population_host_share, 1),
+            fmt_count(row.plan_host_count),
+            fmt_share(row.plan_host_share, 1),
+            fmt_count(row.plan_page_count),
+            fmt_share(row.plan_page_share, 1),
+            fmt_share(row.expected_hq_share, 1),
+            fmt_ratio(row.representation_ratio),
+        )
+        for row in diversity.itertuples()
+    ]
+    return SectionContent(
+        figures=[ReportFigure("plan_diversity", figure_caption, figure)],
+        tables=[ReportTable("The plan against the population.", header, rows)],
+    )

@@ -1,0 +1,379 @@
+"""RQ1 and the appendix tables: host-level quality, centrality, language, agreement, ranks."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from report import charts, paper
+from report import numbers as nums
+from report.content import ReportFigure, ReportTable, SectionContent
+from report.formatting import (
+    MISSING,
+    caption,
+    fmt_count,
+    fmt_number,
+    fmt_range,
+    fmt_signed,
+    versus,
+)
+from report.marts import Marts
+
+ICC = "rpt_host_quality_icc"
+CENTRALITY = "rpt_centrality_quality_correlations"
+SCORE_BY_LANGUAGE = "rpt_score_by_language"
+AGREEMENT = "rpt_classifier_agreement"
+RANK_STABILITY = "rpt_graph_rank_stability"
+
+PAPER_ICC = fmt_range(paper.ICC1_RANGE)
+PAPER_CENTRALITY = fmt_range(paper.CENTRALITY_SPEARMAN_RANGE, 3, "signed")
+PAPER_RANK_STABILITY = fmt_range(paper.RANK_STABILITY_RANGE, 3)
+
+
+def _value(value: float | None, digits: int = 2) -> str:
+    return MISSING if value is None else fmt_signed(value, digits)
+
+
+# ----------------------------------------------------------------------- ICC (Fig. 1, Table 8)
+
+
+def icc_caption(icc_at_min_docs: list[float]) -> str:
+    """The ICC figure's caption, from the classifiers' ICC(1) at n >= 3."""
+    return caption(
+        "ICC(1) of page scores within hosts, by classifier and minimum pages per host "
+        f"(n ≥ 3, 5, 10); at n ≥ {paper.ICC_MIN_DOCS}",
+        versus(fmt_range(icc_at_min_docs), PAPER_ICC),
+    )
+
+
+def icc_section(marts: Marts) -> SectionContent:
+    """Fig. 1 / Table 8: ICC(1) by classifier and host-size threshold."""
+    icc = marts.frame(ICC, "select * from {mart} order by classifier, min_docs")
+    classifiers = sorted(icc["classifier"].unique())
+    thresholds = sorted(icc["min_docs"].unique())
+    wide = icc.pivot(index="classifier", columns="min_docs", values="icc1").reindex(classifiers)
+
+    figure = charts.new_figure(8, 3.4)
+    axis = figure.add_subplot()
+    charts.paper_band(axis, *paper.ICC1_RANGE, label=f"paper {PAPER_ICC}")
+    charts.grouped_bars(
+        axis,
+        classifiers,
+        {f"n ≥ {threshold}": wide[threshold].tolist() for threshold in thresholds},
+    )
+    axis.set_ylabel("ICC(1)")
+    axis.set_ylim(0, 1)
+    axis.legend(loc="upper right", ncols=len(thresholds) + 1)
+
+    at_three = nums.icc_values(icc).tolist()
+    header = ("classifier", *(f"ICC(1) n ≥ {t}" for t in thresholds), "hosts (n ≥ 3)", "pages")
+    header += ("variance ratio (n ≥ 3)",)
+    rows = []
+    for classifier in classifiers:
+        base = icc[(icc["classifier"] == classifier) & (icc["min_docs"] == thresholds[0])]
+        rows.append(
+            (
+                classifier,
+                *(fmt_number(wide.loc[classifier, t], 3) for t in thresholds),
+                fmt_count(base["host_count"].iloc[0]) if not base.empty else MISSING,
+                fmt_count(base["doc_count"].iloc[0]) if not base.empty else MISSING,
+                fmt_number(base["icc_variance_ratio"].iloc[0], 3) if not base.empty else MISSING,
+            )
+        )
+    return SectionContent(
+        figures=[ReportFigure("icc_by_classifier", icc_caption(at_three), figure)],
+        tables=[
+            ReportTable(
+                caption(
+                    "Table 8: ICC(1) per classifier and threshold, with the variance-ratio "
+                    "sensitivity (SPEC A2)",
+                    versus(fmt_range(at_three), PAPER_ICC),
+                ),
+                header,
+                rows,
+            )
+        ],
+    )
+
+
+# ----------------------------------------------------------------------- Tables 4-6
+
+
+def centrality_pooled_caption(pooled_rhos: list[float]) -> str:
+    """The pooled centrality-quality caption, from every pooled Spearman's rho."""
+    return caption(
+        "Spearman's ρ of host centrality (HC, PR) against host median score, all hosts",
+        versus(fmt_range(pooled_rhos, 3, "signed"), PAPER_CENTRALITY),
+    )
+
+
+def centrality_section(marts: Marts) -> SectionContent:
+    """Tables 4-6: centrality-quality correlations pooled, by language and by TLD category."""
+    correlations = marts.frame(
+        CENTRALITY, "select * from {mart} order by classifier, centrality_metric, stratum"
+    )
+    classifiers = sorted(correlations["classifier"].unique())
+    metrics = sorted(correlations["centrality_metric"].unique())
+    dclm = nums.family_member(classifiers, "dclm")
+    pooled = nums.pooled_spearman(correlations)
+    figures = []
+
+    # Table 4: pooled.
+    figure = charts.new_figure(8, 3.2)
+    axis = figure.add_subplot()
+    charts.paper_band(axis, *paper.CENTRALITY_SPEARMAN_RANGE, label=f"paper {PAPER_CENTRALITY}")
+    series = {}
+    for metric in metrics:
+        rows = pooled[pooled["centrality_metric"] == metric].set_index("classifier")
+        series[metric.upper()] = rows["spearman_rho"].reindex(classifiers).tolist()
+    charts.grouped_bars(axis, classifiers, series)
+    axis.axhline(0, color="black", lw=0.6)
+    axis.set_ylabel("Spearman's ρ (pooled)")
+    axis.legend(loc="best")
+    figures.append(
+        ReportFigure(
+            "centrality_quality_pooled",
+            centrality_pooled_caption(pooled["spearman_rho"].tolist()),
+            figure,
+        )
+    )
+
+    # Table 5: language strata.
+    language = correlations[correlations["stratum_type"].isin(["pooled", "language"])]
+    strata = ["all", *sorted(set(language["stratum"]) - {"all"})]
+    figure = charts.new_figure(8, 3.4)
+    axes = figure.subplots(1, len(metrics), sharey=True, squeeze=False)[0]
+    for axis, metric in zip(axes, metrics, strict=True):
+        rows = language[language["centrality_metric"] == metric]
+        wide = rows.pivot(index="classifier", columns="stratum", values="spearman_rho")
+        wide = wide.reindex(index=classifiers, columns=strata)
+        charts.grouped_bars(
+            axis, classifiers, {("pooled" if s == "all" else s): wide[s].tolist() for s in strata}
+        )
+        axis.axhline(0, color="black", lw=0.6)
+        axis.set_title(f"{metric.upper()} vs quality")
+    axes[0].set_ylabel("Spearman's ρ")
+    axes[-1].legend(loc="best")
+    figures.append(
+        ReportFigure(
+            "centrality_quality_by_language",
+            caption(
+                "HC/PR–quality Spearman's ρ pooled and within English- and non-English-primary "
+                "hosts (Table 5); DCLM–HC",
+                versus(
+                    f"{_value(nums.stratum_rho(correlations, dclm, 'all'))} pooled, "
+                    f"{_value(nums.stratum_rho(correlations, dclm, 'english'))} within English",
+                    "negative pooled, positive within English",
+                ),
+            ),
+            figure,
+        )
+    )
+
+    # Table 6: TLD macro categories (HC).
+    tld = correlations[
+        (correlations["stratum_type"] == "tld_category")
+        & (correlations["centrality_metric"] == metrics[0])
+    ]
+    categories = sorted(tld["stratum"].unique())
+    hosts = tld.groupby("stratum")["host_count"].max()
+    wide = tld.pivot(index="classifier", columns="stratum", values="spearman_rho")
+    wide = wide.reindex(index=classifiers, columns=categories)
+    figure = charts.new_figure(8, 0.45 * len(classifiers) + 1.8)
+    axis = figure.add_subplot()
+    image = charts.heatmap(
+        axis,
+        wide.to_numpy().tolist(),
+        classifiers,
+        [f"{category} ({fmt_count(hosts[category])})" for category in categories],
+    )
+    figure.colorbar(image, ax=axis, label=f"Spearman's ρ, {metrics[0].upper()} vs quality")
+    figures.append(
+        ReportFigure(
+            "centrality_quality_by_tld",
+            caption(
+                f"{metrics[0].upper()}–quality Spearman's ρ within TLD macro categories (hosts in "
+                "brackets; Table 6); DCLM",
+                versus(
+                    f"academic {_value(nums.stratum_rho(correlations, dclm, 'academic'))}, "
+                    f"commercial {_value(nums.stratum_rho(correlations, dclm, 'commercial'))}",
+                    "negative in both",
+                ),
+            ),
+            figure,
+        )
+    )
+
+    header = ("classifier", "metric", "hosts", "Spearman ρ", "Kendall τ-b", "weighted ρ")
+    header += ("weighted τ",)
+    rows = [
+        (
+            row.classifier,
+            row.centrality_metric,
+            fmt_count(row.host_count),
+            fmt_signed(row.spearman_rho, 3),
+            fmt_signed(row.kendall_tau_b, 3),
+            fmt_signed(row.weighted_spearman_rho, 3),
+            fmt_signed(row.weighted_tau, 3),
+        )
+        for row in pooled.itertuples()
+    ]
+    table = ReportTable(
+        caption(
+            "Table 4: pooled correlations of centrality with host median score; Spearman",
+            versus(fmt_range(pooled["spearman_rho"], 3, "signed"), PAPER_CENTRALITY),
+        ),
+        header,
+        rows,
+    )
+    return SectionContent(figures=figures, tables=[table])
+
+
+# ----------------------------------------------------------------------- Table 7
+
+
+def score_by_language_section(marts: Marts) -> SectionContent:
+    """Table 7: quartiles of host median scores, English vs non-English hosts."""
+    scores = marts.frame(SCORE_BY_LANGUAGE, "select * from {mart} order by all")
+    classifiers = sorted(scores["classifier"].unique())
+    strata = sorted(scores["language_stratum"].unique())
+    figure = charts.new_figure(8, 3.4)
+    axis = figure.add_subplot()
+    width = 0.7 / max(1, len(strata))
+    for index, stratum in enumerate(strata):
+        rows = scores[scores["language_stratum"] == stratum].set_index("classifier")
+        rows = rows.reindex(classifiers)
+        offsets = [p + (index - (len(strata) - 1) / 2) * width for p in range(len(classifiers))]
+        median = rows["host_median_score_p50"]
+        axis.errorbar(
+            offsets,
+            median,
+            yerr=[median - rows["host_median_score_p25"], rows["host_median_score_p75"] - median],
+            fmt="o",
+            capsize=3,
+            color=charts.CYCLE[index],
+            label=stratum,
+        )
+    axis.set_xticks(range(len(classifiers)), classifiers, rotation=30, ha="right")
+    axis.set_ylabel("host median score (median, quartiles)")
+    axis.set_ylim(0, 1)
+    axis.legend(loc="upper right")
+
+    def medians(family: str) -> str:
+        found = nums.language_medians(scores, nums.family_member(classifiers, family))
+        if not found:
+            return MISSING
+        return " vs ".join(f"{fmt_number(found.get(s), 2)} {s}" for s in strata)
+
+    figure_caption = caption(
+        "Host median scores by the host's primary language (median and quartiles; Table 7)",
+        versus(
+            f"DCLM {medians('dclm')}, FineWeb-Edu {medians('fineweb_edu')}",
+            "DCLM much higher on non-English hosts, FineWeb-Edu similar",
+        ),
+    )
+    header = ("classifier", "language", "hosts", "p25", "median", "p75", "mean")
+    rows = [
+        (
+            row.classifier,
+            row.language_stratum,
+            fmt_count(row.host_count),
+            fmt_number(row.host_median_score_p25, 3),
+            fmt_number(row.host_median_score_p50, 3),
+            fmt_number(row.host_median_score_p75, 3),
+            fmt_number(row.host_median_score_mean, 3),
+        )
+        for row in scores.itertuples()
+    ]
+    return SectionContent(
+        figures=[ReportFigure("score_by_language", figure_caption, figure)],
+        tables=[ReportTable("Table 7: host median scores by language stratum.", header, rows)],
+    )
+
+
+# ----------------------------------------------------------------------- Fig. 12
+
+
+def agreement_section(marts: Marts) -> SectionContent:
+    """Fig. 12: page-level Spearman's rho between every pair of classifiers."""
+    agreement = marts.frame(AGREEMENT, "select * from {mart} order by all")
+    both_orders = agreement.rename(
+        columns={"classifier_a": "classifier_b", "classifier_b": "classifier_a"}
+    )
+    pairs = pd.concat([agreement, both_orders], ignore_index=True).drop_duplicates(
+        ["classifier_a", "classifier_b"]
+    )
+    classifiers = sorted(set(pairs["classifier_a"]) | set(pairs["classifier_b"]))
+    wide = pairs.pivot(index="classifier_a", columns="classifier_b", values="spearman_rho")
+    wide = wide.reindex(index=classifiers, columns=classifiers)
+    for classifier in classifiers:
+        wide.loc[classifier, classifier] = 1.0
+    figure = charts.new_figure(7, 0.5 * len(classifiers) + 2.2)
+    axis = figure.add_subplot()
+    image = charts.heatmap(axis, wide.to_numpy().tolist(), classifiers, classifiers)
+    figure.colorbar(image, ax=axis, label="Spearman's ρ of page scores")
+    rho = nums.pair_rho(
+        agreement,
+        nums.family_member(classifiers, "dclm"),
+        nums.family_member(classifiers, "nemotron"),
+    )
+    pages = agreement["doc_count"].max()
+    figure_caption = caption(
+        "Page-level Spearman's ρ between classifiers over the pages both scored (Fig. 12); "
+        "DCLM vs Nemotron",
+        versus(
+            f"{_value(rho, 3)} over {fmt_count(pages)} pages",
+            f"{fmt_signed(paper.DCLM_VS_NEMOTRON_RHO, 3)} over "
+            f"{fmt_count(paper.AGREEMENT_DOC_COUNT)} documents",
+        ),
+    )
+    return SectionContent(figures=[ReportFigure("classifier_agreement", figure_caption, figure)])
+
+
+# ----------------------------------------------------------------------- Table 2
+
+
+def rank_stability_section(marts: Marts) -> SectionContent:
+    """Table 2: Spearman's rho of HC and PR between graph releases."""
+    stability = marts.frame(RANK_STABILITY, "select * from {mart} order by all")
+    labels = [
+        f"{row.centrality_metric.upper()}\n{row.reference_release}\n→ {row.later_release}"
+        for row in stability.itertuples()
+    ]
+    figure = charts.new_figure(8, 3.2)
+    axis = figure.add_subplot()
+    charts.paper_band(axis, *paper.RANK_STABILITY_RANGE, label=f"paper {PAPER_RANK_STABILITY}")
+    colours = [charts.POLICY_COLOURS.get(m, "#1f77b4") for m in stability["centrality_metric"]]
+    axis.bar(range(len(labels)), stability["spearman_rho"], color=colours, width=0.6)
+    axis.set_xticks(range(len(labels)), labels, fontsize=7)
+    axis.grid(axis="x", visible=False)
+    lowest = stability["spearman_rho"].min()
+    axis.set_ylim(0 if math.isnan(lowest) else max(0.0, math.floor(10 * lowest) / 10 - 0.1), 1)
+    axis.set_ylabel("Spearman's ρ between releases")
+    axis.legend(loc="lower right")
+    stability_caption = caption(
+        "Spearman's ρ of host HC and PR between graph releases, over hosts in both (Table 2)",
+        versus(fmt_range(stability["spearman_rho"], 3), PAPER_RANK_STABILITY),
+    )
+    rows = [
+        (
+            row.centrality_metric,
+            row.reference_release,
+            row.later_release,
+            fmt_count(row.host_count),
+            fmt_number(row.spearman_rho, 3),
+        )
+        for row in stability.itertuples()
+    ]
+    header = ("metric", "release", "later release", "common hosts", "Spearman ρ")
+    return SectionContent(
+        figures=[ReportFigure("graph_rank_stability", stability_caption, figure)],
+        tables=[
+            ReportTable(
+                "Table 2: rank stability of host centrality between graph releases.",
+                header,
+                rows,
+            )
+        ],
+    )

@@ -1,0 +1,182 @@
+"""RQ3: how well a few pages predict a host, and how deep to crawl each host."""
+
+from __future__ import annotations
+
+from report import charts, paper
+from report import numbers as nums
+from report.content import ReportFigure, ReportTable, SectionContent
+from report.formatting import (
+    MISSING,
+    caption,
+    fmt_count,
+    fmt_number,
+    fmt_range,
+    fmt_ratio,
+    fmt_share,
+    versus,
+)
+from report.marts import Marts
+
+SAMPLE_SIZE = "rpt_sample_size_correlation"
+DEPTH = "rpt_depth_policy_curves"
+
+DEPTH_POLICIES = ("uniform_breadth", "hc_depth", "sample_then_deepen", "oracle")
+
+
+def k_sample_text(sample_size, k: int) -> str:
+    """``"k = 3: ρ = 0.44 here (full crawl; classified 0.34–0.57), 0.53 in the paper"``."""
+    fullcrawl = nums.k_sample_rho(sample_size, nums.FULLCRAWL, k)
+    classified = nums.k_sample_rho(sample_size, nums.CLASSIFIED, k)
+    parts = []
+    if not fullcrawl.empty:
+        parts.append(f"{fmt_range(fullcrawl)} (full crawl)")
+    if not classified.empty:
+        parts.append(f"{fmt_range(classified)} (classified sample)")
+    here = "; ".join(parts) if parts else MISSING
+    return f"k = {k}: ρ = {versus(here, fmt_number(paper.K_SAMPLE_RHO[k]))}"
+
+
+def sample_size_section(marts: Marts) -> SectionContent:
+    """Fig. 4: Spearman's rho of the first k pages' HQ density against the rest's, by k."""
+    sample_size = marts.frame(SAMPLE_SIZE, "select * from {mart} order by all")
+    host_sets = sorted(sample_size["host_set"].unique(), reverse=True)  # variable, fixed
+    figure = charts.new_figure(8, 3.4)
+    axes = figure.subplots(1, len(host_sets), sharey=True, squeeze=False)[0]
+    signals = sorted(set(zip(sample_size["dataset"], sample_size["classifier"], strict=True)))
+    for axis, host_set in zip(axes, host_sets, strict=True):
+        axis.axvspan(*paper.K_SAMPLE_PLATEAU, color=charts.PAPER_COLOUR, alpha=0.06, lw=0)
+        for index, (dataset, classifier) in enumerate(signals):
+            line = sample_size[
+                (sample_size["host_set"] == host_set)
+                & (sample_size["dataset"] == dataset)
+                & (sample_size["classifier"] == classifier)
+            ].sort_values("sample_size")
+            is_fullcrawl = dataset == nums.FULLCRAWL
+            axis.plot(
+                line["sample_size"],
+                line["spearman_rho"],
+                color="black" if is_fullcrawl else charts.CYCLE[index % len(charts.CYCLE)],
+                lw=2 if is_fullcrawl else 1,
+                label=f"{classifier} ({dataset})",
+            )
+        axis.scatter(
+            list(paper.K_SAMPLE_RHO),
+            list(paper.K_SAMPLE_RHO.values()),
+            marker="X",
+            s=60,
+            color=charts.PAPER_COLOUR,
+            zorder=5,
+            label="paper",
+        )
+        hosts = sample_size[sample_size["host_set"] == host_set]["host_count"]
+        axis.set_title(f"{host_set} host set ({fmt_range(hosts, 0)} hosts)")
+        axis.set_xlabel("k, pages sampled per host")
+    axes[0].set_ylabel("Spearman's ρ, sample vs rest (mean over seeds)")
+    axes[-1].legend(loc="lower right", fontsize=6)
+    figure_caption = caption(
+        "Spearman's ρ of a host's first-k-page HQ density against its other pages', by k "
+        "(shaded: the paper's plateau at k ≈ 15–20; Fig. 4)",
+        *(k_sample_text(sample_size, k) for k in sorted(paper.K_SAMPLE_RHO)),
+    )
+    return SectionContent(figures=[ReportFigure("sample_size_correlation", figure_caption, figure)])
+
+
+def depth_caption(gains: list[nums.DepthGain], hc_depth: list[float]) -> str:
+    """The depth-policy caption: sample-then-deepen at its smallest and largest budgets."""
+    fullcrawl = [gain for gain in gains if gain.dataset == nums.FULLCRAWL]
+    classified = [gain for gain in gains if gain.dataset == nums.CLASSIFIED]
+    parts = []
+    for gain in fullcrawl:
+        parts.append(
+            f"{fmt_ratio(gain.smallest_ratio)} at its smallest feasible budget "
+            f"({fmt_share(gain.smallest_budget)}) falling to {fmt_ratio(gain.largest_ratio)} at "
+            f"{fmt_share(gain.largest_budget)} (full crawl)"
+        )
+    if classified:
+        parts.append(
+            f"{fmt_range([g.smallest_ratio for g in classified], 2, 'ratio')} falling to "
+            f"{fmt_range([g.largest_ratio for g in classified], 2, 'ratio')} (classified sample)"
+        )
+    here = "; ".join(parts) if parts else MISSING
+    return caption(
+        "Expected HQ pages per fetch relative to uniform breadth, by budget (shaded: "
+        "sample-then-deepen infeasible, its sample costing more than the budget; Fig. 5); "
+        "sample-then-deepen",
+        versus(
+            here,
+            f"up to {fmt_ratio(paper.DEPTH_RATIO_SMALL_BUDGET, 1)} at small budgets, falling to "
+            f"{fmt_ratio(paper.DEPTH_RATIO_LARGE_BUDGET, 1)}",
+        ),
+        f"HC depth {versus(fmt_range(hc_depth, 2, 'ratio'), 'little or no gain')}",
+    )
+
+
+def depth_section(marts: Marts) -> SectionContent:
+    """Fig. 5: depth policies against uniform breadth; null where a policy is infeasible."""
+    depth = marts.frame(DEPTH, "select * from {mart} order by all")
+    signals = sorted(
+        set(zip(depth["dataset"], depth["classifier"], strict=True)),
+        key=lambda signal: (signal[0] != nums.FULLCRAWL, signal),
+    )
+    policies = [p for p in DEPTH_POLICIES if p in set(depth["policy"])]
+    policies += sorted(set(depth["policy"]) - set(DEPTH_POLICIES))
+    figure, axes = charts.panel_grid(
+        len(signals),
+        row_height=2.5,
+        xlabel="budget (share of pages)",
+        ylabel="HQ per fetch / uniform (log)",
+    )
+    for axis, (dataset, classifier) in zip(axes, signals, strict=True):
+        rows = depth[(depth["dataset"] == dataset) & (depth["classifier"] == classifier)]
+        for policy in policies:
+            line = rows[rows["policy"] == policy].sort_values("budget_share")
+            axis.plot(
+                line["budget_share"],
+                line["ratio_vs_uniform"],
+                "--" if policy == "oracle" else "-",
+                marker="." if policy == "sample_then_deepen" else None,
+                color=charts.POLICY_COLOURS.get(policy),
+                lw=1.2,
+                label=policy,
+            )
+        cost = rows[rows["policy"] == "sample_then_deepen"]["min_feasible_budget_share"]
+        if not cost.empty and cost.iloc[0] > 0:
+            axis.axvspan(0, float(cost.iloc[0]), color="#999999", alpha=0.15, lw=0)
+        axis.axhline(1, color="black", lw=0.6)
+        charts.log_ratio_axis(axis)
+        axis.set_title(f"{classifier}\n({dataset})", fontsize=8)
+        axis.set_xlim(0, 1)
+    axes[0].legend(loc="upper right", fontsize=6)
+
+    gains = nums.depth_gains(depth)
+    hc_depth = nums.hc_depth_ratios(depth).tolist()
+    header = ("dataset", "classifier", "sample cost", "smallest feasible", "ratio", "peak")
+    header += ("at budget", "largest budget < 1", "ratio")
+    rows = [
+        (
+            gain.dataset,
+            gain.classifier,
+            fmt_share(gain.min_feasible_budget_share),
+            fmt_share(gain.smallest_budget),
+            fmt_ratio(gain.smallest_ratio),
+            fmt_ratio(gain.peak_ratio),
+            fmt_share(gain.peak_budget),
+            fmt_share(gain.largest_budget),
+            fmt_ratio(gain.largest_ratio),
+        )
+        for gain in gains
+    ]
+    hosts = depth.groupby("dataset")["host_count"].max()
+    table = ReportTable(
+        caption(
+            "Sample-then-deepen against uniform breadth (budgets as shares of the pages; "
+            + ", ".join(f"{d}: {fmt_count(n)} hosts" for d, n in hosts.items())
+            + ")"
+        ),
+        header,
+        rows,
+    )
+    return SectionContent(
+        figures=[ReportFigure("depth_policy_curves", depth_caption(gains, hc_depth), figure)],
+        tables=[table],
+    )

@@ -1,0 +1,315 @@
+"""RQ4: what Common Crawl's allocation leaves uncrawled, and where."""
+
+from __future__ import annotations
+
+from report import charts, paper
+from report import numbers as nums
+from report.content import ReportFigure, ReportTable, SectionContent
+from report.formatting import (
+    MISSING,
+    caption,
+    fmt_count,
+    fmt_number,
+    fmt_range,
+    fmt_share,
+    fmt_signed,
+    versus,
+)
+from report.marts import Marts
+
+SUMMARY = "rpt_uncrawled_hq_summary"
+BANDS = "rpt_uncrawled_hq_by_coverage_band"
+COVERAGE_QUALITY = "rpt_coverage_quality_correlation"
+MISSED_TLD = "rpt_missed_hq_by_tld"
+HIDDEN_GEMS = "rpt_hidden_gems"
+
+HIDDEN_GEMS_SHOWN = 25
+TLDS_SHOWN = 15
+PAPER_COVERAGE_RANGE = fmt_range(paper.COVERAGE_QUALITY_RHO_RANGE, 3, "signed")
+# The candidate "under-crawled" host sets of rpt_uncrawled_hq_summary (SPEC A12).
+HOST_SETS = (
+    ("low coverage (< 20%)", "low_coverage_host_count", "low_coverage_hq_share"),
+    ("below-median coverage", "below_median_coverage_host_count", "below_median_coverage_hq_share"),
+    ("hidden gems", "hidden_gem_count", "hidden_gem_hq_share"),
+    ("low coverage with HQ", "low_coverage_with_hq_host_count", "low_coverage_with_hq_hq_share"),
+)
+
+
+def _main_crawl(marts: Marts, mart: str) -> str | None:
+    crawls = marts.frame(mart, "select distinct crawl from {mart} where crawl is not null")
+    return nums.main_crawl(crawls["crawl"])
+
+
+# ----------------------------------------------------------------------- totals per crawl
+
+
+def summary_section(marts: Marts) -> SectionContent:
+    """Estimated uncrawled HQ pages per crawl, and the shares of the under-crawled host sets."""
+    summary = marts.frame(SUMMARY, "select * from {mart} order by crawl")
+    crawl = nums.main_crawl(summary["crawl"])
+    main = summary[summary["crawl"] == crawl].iloc[0]
+    figure = charts.new_figure(8, 3.4)
+    left, right = figure.subplots(1, 2, width_ratios=[1, 1.4])
+    left.bar(summary["crawl"], summary["total_est_uncrawled_hq"], color="#1f77b4", width=0.6)
+    left.set_xticks(range(len(summary)), summary["crawl"], rotation=30, ha="right")
+    left.grid(axis="x", visible=False)
+    left.set_ylabel("estimated uncrawled HQ pages")
+    charts.grouped_bars(
+        right,
+        list(summary["crawl"]),
+        {label: summary[share].tolist() for label, _, share in HOST_SETS},
+    )
+    right.axhline(paper.LOW_COVERAGE_HQ_SHARE, color=charts.CYCLE[0], lw=1, ls="--")
+    right.axhline(paper.UNDER_CRAWLED_HQ_SHARE, color=charts.PAPER_COLOUR, lw=1, ls="--")
+    right.set_ylim(0, 1)
+    right.set_ylabel("share of the uncrawled HQ pages")
+    right.legend(loc="upper left", fontsize=6, ncols=2)
+    right.set_title(
+        "dashed: paper, half on < 20% coverage; 62% on 369,534 under-crawled hosts", fontsize=7
+    )
+    figure_caption = caption(
+        "Estimated HQ pages among known but unfetched URLs per crawl (known − fetched, times the "
+        f"host's HQ density), and where they sit; {crawl}",
+        versus(fmt_count(main["total_est_uncrawled_hq"]), fmt_count(paper.UNCRAWLED_HQ_PAGES)),
+        "on hosts crawled below 20%: "
+        + versus(fmt_share(main["low_coverage_hq_share"]), "about half"),
+    )
+    header = ("crawl", "analysed hosts", "uncrawled HQ", "median coverage")
+    header += tuple(f"{label}: hosts, share" for label, _, _ in HOST_SETS)
+    rows = [
+        (
+            row["crawl"],
+            fmt_count(row["analysed_host_count"]),
+            fmt_count(row["total_est_uncrawled_hq"]),
+            fmt_share(row["coverage_median"]),
+            *(f"{fmt_count(row[count])}, {fmt_share(row[share])}" for _, count, share in HOST_SETS),
+        )
+        for _, row in summary.iterrows()
+    ]
+    table = ReportTable(
+        caption(
+            "Uncrawled HQ pages per crawl and the candidate under-crawled host sets (SPEC A12); "
+            f"the paper puts {fmt_share(paper.UNDER_CRAWLED_HQ_SHARE)} on "
+            f"{fmt_count(paper.UNDER_CRAWLED_HOST_COUNT)} under-crawled hosts without defining "
+            f"them; here in {crawl}",
+            ", ".join(
+                f"{label} {fmt_share(main[share])} on {fmt_count(main[count])} hosts"
+                for label, count, share in HOST_SETS
+            ),
+        ),
+        header,
+        rows,
+    )
+    return SectionContent(
+        figures=[ReportFigure("uncrawled_hq_summary", figure_caption, figure)], tables=[table]
+    )
+
+
+# ----------------------------------------------------------------------- Fig. 7
+
+
+def coverage_band_section(marts: Marts) -> SectionContent:
+    """Fig. 7: estimated uncrawled HQ pages by coverage band."""
+    bands = marts.frame(BANDS, "select * from {mart} order by crawl, coverage_band_lower")
+    crawl = nums.main_crawl(bands["crawl"])
+    figure = charts.new_figure(8, 3.2)
+    axis = figure.add_subplot()
+    for other in sorted(set(bands["crawl"]) - {crawl}):
+        rows = bands[bands["crawl"] == other]
+        axis.plot(
+            rows["coverage_band_lower"] + 0.05,
+            rows["hq_share"],
+            color="#bbbbbb",
+            lw=0.8,
+            marker=".",
+        )
+    rows = bands[bands["crawl"] == crawl]
+    axis.bar(rows["coverage_band_lower"] + 0.05, rows["hq_share"], width=0.09, label=crawl)
+    axis.plot([], [], color="#bbbbbb", lw=0.8, marker=".", label="other crawls")
+    below = rows[rows["coverage_band_upper"] <= paper.LOW_COVERAGE_THRESHOLD + 1e-9]["hq_share"]
+    low_share = below.sum() if not rows.empty else None
+    axis.axvline(paper.LOW_COVERAGE_THRESHOLD, color=charts.PAPER_COLOUR, lw=1, ls="--")
+    axis.set_xlim(0, 1)
+    axis.set_xlabel("host coverage (fetched / known URLs), bands of 0.1")
+    axis.set_ylabel("share of the crawl's uncrawled HQ")
+    axis.legend(loc="upper right")
+    figure_caption = caption(
+        f"Estimated uncrawled HQ pages by host coverage band, {crawl} (Fig. 7); on hosts "
+        "crawled below 20%",
+        versus(fmt_share(low_share), "about half"),
+    )
+    return SectionContent(
+        figures=[ReportFigure("uncrawled_hq_by_coverage_band", figure_caption, figure)]
+    )
+
+
+# ----------------------------------------------------------------------- Table 1, Figs. 8, 10
+
+
+def coverage_quality_section(marts: Marts) -> SectionContent:
+    """Table 1 / Figs. 8, 10: Spearman's rho of coverage against quality, per crawl."""
+    coverage = marts.frame(COVERAGE_QUALITY, "select * from {mart} order by all")
+    crawl = nums.main_crawl(coverage["crawl"])
+    gneissweb = nums.gneissweb_signal(coverage)
+    minimums = sorted(coverage["min_annotated_pages"].unique())
+    signals = sorted(coverage["signal"].unique(), key=lambda s: (s != gneissweb, s))
+
+    main = coverage[coverage["crawl"] == crawl]
+    figure = charts.new_figure(8, 3.4)
+    axis = figure.add_subplot()
+    axis.axhspan(
+        -paper.OTHER_CLASSIFIERS_ABS_RHO_MAX,
+        paper.OTHER_CLASSIFIERS_ABS_RHO_MAX,
+        color="#999999",
+        alpha=0.12,
+        lw=0,
+        label=f"paper: other classifiers |ρ| ≤ {paper.OTHER_CLASSIFIERS_ABS_RHO_MAX}",
+    )
+    charts.paper_line(
+        axis, paper.COVERAGE_QUALITY_RHO, f"paper: GneissWeb {paper.COVERAGE_QUALITY_RHO}"
+    )
+    wide = main.pivot(index="signal", columns="min_annotated_pages", values="spearman_rho")
+    wide = wide.reindex(index=signals, columns=minimums)
+    charts.grouped_bars(
+        axis, signals, {f"≥ {m} annotated pages": wide[m].tolist() for m in minimums}
+    )
+    axis.axhline(0, color="black", lw=0.6)
+    axis.set_ylabel("Spearman's ρ, coverage vs quality")
+    axis.set_title(crawl)
+    axis.legend(loc="best", fontsize=6)
+    gneissweb_rhos = ", ".join(
+        f"{fmt_signed(nums.coverage_rho(coverage, crawl, gneissweb, m), 3)} (≥ {m})"
+        for m in minimums
+    )
+    others = main[main["signal"] != gneissweb]["spearman_rho"].abs()
+    by_signal_caption = caption(
+        f"Spearman's ρ of host coverage against quality per signal, {crawl}, on hosts with at "
+        "least 1, 3 or 10 annotated pages (Table 1, Fig. 8); GneissWeb",
+        versus(gneissweb_rhos, fmt_signed(paper.COVERAGE_QUALITY_RHO)),
+        "the classifiers' |ρ|: "
+        + versus(
+            f"≤ {fmt_number(others.max(), 3)}" if not others.empty else MISSING,
+            f"≤ {fmt_number(paper.OTHER_CLASSIFIERS_ABS_RHO_MAX)}",
+        ),
+    )
+
+    series = coverage[coverage["signal"] == gneissweb]
+    crawls = sorted(series["crawl"].unique())
+    figure_crawls = charts.new_figure(8, 3.2)
+    axis = figure_crawls.add_subplot()
+    charts.paper_band(
+        axis, *paper.COVERAGE_QUALITY_RHO_RANGE, label=f"paper {PAPER_COVERAGE_RANGE}"
+    )
+    for index, minimum in enumerate(minimums):
+        line = series[series["min_annotated_pages"] == minimum].set_index("crawl").reindex(crawls)
+        axis.plot(
+            crawls, line["spearman_rho"], marker="o", color=charts.CYCLE[index],
+            label=f"≥ {minimum} annotated pages",
+        )  # fmt: skip
+    axis.axhline(0, color="black", lw=0.6)
+    axis.set_xticks(range(len(crawls)), crawls, rotation=30, ha="right")
+    axis.set_ylabel(f"Spearman's ρ, coverage vs {gneissweb}")
+    axis.legend(loc="best", fontsize=7)
+    by_crawl = "; ".join(
+        fmt_range(series[series["min_annotated_pages"] == m]["spearman_rho"], 3, "signed")
+        + f" (≥ {m} annotated {'page' if m == 1 else 'pages'})"
+        for m in minimums
+    )
+    by_crawl_caption = caption(
+        f"Spearman's ρ of host coverage against GneissWeb HQ density per crawl (Fig. 10), "
+        f"{len(crawls)} crawls",
+        versus(by_crawl, f"{PAPER_COVERAGE_RANGE} over six crawls"),
+    )
+    return SectionContent(
+        figures=[
+            ReportFigure("coverage_quality_by_signal", by_signal_caption, figure),
+            ReportFigure("coverage_quality_by_crawl", by_crawl_caption, figure_crawls),
+        ]
+    )
+
+
+# ----------------------------------------------------------------------- Fig. 11
+
+
+def uk_text(shares, crawl: str | None) -> str:
+    """``.uk``'s share of the missed HQ pages and of the hosts, beside the paper's."""
+    uk = shares[shares["tld"] == "uk"]
+    here = (
+        f"{fmt_share(uk['missed_share'].iloc[0])} from {fmt_share(uk['host_share'].iloc[0], 1)} "
+        "of hosts"
+        if not uk.empty
+        else f"no .uk host in {crawl}"
+    )
+    return "the .uk hosts hold " + versus(
+        here,
+        f"{fmt_share(paper.UK_MISSED_SHARE)} from {fmt_share(paper.UK_HOST_SHARE, 1)} of hosts",
+    )
+
+
+def missed_tld_section(marts: Marts) -> SectionContent:
+    """Fig. 11: the missed HQ pages by top-level domain against the TLD's share of hosts."""
+    missed = marts.frame(MISSED_TLD, "select * from {mart} order by all")
+    crawl = nums.main_crawl(missed["crawl"])
+    shares = nums.tld_shares(missed, crawl)
+    shown = shares.head(TLDS_SHOWN).iloc[::-1]
+    figure = charts.new_figure(8, 0.28 * len(shown) + 1.4)
+    axis = figure.add_subplot()
+    positions = range(len(shown))
+    axis.barh([p + 0.2 for p in positions], shown["missed_share"], height=0.4, label="uncrawled HQ")
+    axis.barh([p - 0.2 for p in positions], shown["host_share"], height=0.4, label="hosts")
+    axis.set_yticks(list(positions), ["." + tld for tld in shown["tld"]])
+    axis.grid(axis="y", visible=False)
+    axis.set_xlabel(f"share of {crawl}'s analysed hosts / estimated uncrawled HQ pages")
+    axis.legend(loc="lower right")
+    figure_caption = caption(
+        f"Estimated uncrawled HQ pages by top-level domain against its share of hosts, {crawl}, "
+        f"the {len(shown)} largest (Fig. 11)",
+        uk_text(shares, crawl),
+    )
+    return SectionContent(figures=[ReportFigure("missed_hq_by_tld", figure_caption, figure)])
+
+
+# ----------------------------------------------------------------------- hidden gems
+
+
+def hidden_gems_section(marts: Marts) -> SectionContent:
+    """The hidden gems with the most estimated uncrawled HQ pages (a table)."""
+    crawl = _main_crawl(marts, HIDDEN_GEMS)
+    quoted = (crawl or "").replace("'", "''")
+    gems = marts.frame(
+        HIDDEN_GEMS,
+        "select * from {mart} where crawl = '" + quoted + "' order by gem_rank, surt_host_name "
+        f"limit {HIDDEN_GEMS_SHOWN}",
+    )
+    counts = marts.frame(
+        HIDDEN_GEMS,
+        "select count(*) as gem_count, sum(est_uncrawled_hq) as est_uncrawled_hq "
+        "from {mart} where crawl = '" + quoted + "'",
+    ).iloc[0]
+    header = ("rank", "host", "TLD", "known URLs", "fetched", "coverage", "annotated", "HQ")
+    header += ("HQ density", "uncrawled HQ")
+    rows = [
+        (
+            str(row.gem_rank),
+            row.surt_host_name,
+            row.url_host_tld or "",
+            fmt_count(row.known_url_count),
+            fmt_count(row.fetched_url_count),
+            fmt_share(row.coverage_rate),
+            fmt_count(row.annotated_page_count),
+            fmt_count(row.hq_page_count),
+            fmt_number(row.hq_density, 2),
+            fmt_number(row.est_uncrawled_hq, 1),
+        )
+        for row in gems.itertuples()
+    ]
+    table = ReportTable(
+        caption(
+            f"Hidden gems of {crawl} (below-median coverage, top-decile HQ density; SPEC §3.4), "
+            f"the top {len(rows)} of {fmt_count(counts['gem_count'])} by estimated uncrawled HQ "
+            f"pages ({fmt_count(round(counts['est_uncrawled_hq'], 1))} in all)"
+        ),
+        header,
+        rows,
+    )
+    return SectionContent(tables=[table])
