@@ -74,7 +74,9 @@ def dbt_executable() -> str:
 
 
 def run_dbt(request: PlanRequest, warehouse: Path, home: Path, dbt: str | None = None) -> str:
-    """``dbt run --select plan_host_fetch_budget+`` with the request's vars, from the project root.
+    """``dbt run --select int_plan_hosts+`` with the request's vars, from the project root.
+
+    From int_plan_hosts, not the plan alone: a host's quality group depends on the sample size.
 
     Args:
         request: the budget and options.
@@ -96,7 +98,7 @@ def run_dbt(request: PlanRequest, warehouse: Path, home: Path, dbt: str | None =
         "DBT_PROFILES_DIR": str(PROJECT),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
-    command = [dbt or dbt_executable(), "run", "--select", f"{FETCH_BUDGET}+"]
+    command = [dbt or dbt_executable(), "run", "--select", "int_plan_hosts+"]
     command += ["--vars", dbt_vars(request)]
     try:
         result = subprocess.run(

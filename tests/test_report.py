@@ -280,7 +280,7 @@ def test_a_failing_dbt_is_an_error_with_dbts_message(tmp_path: Path):
     message = str(error.value)
     assert "dbt run failed (exit 2)" in message
     assert "Compilation Error in model plan_host_fetch_budget" in message
-    assert "--select plan_host_fetch_budget+" in message
+    assert "--select int_plan_hosts+" in message
     assert '--vars {"plan_budget_pages": 10}' in message
     assert (tmp_path / "home" / "exports").is_dir(), "the external models' folder exists first"
 
