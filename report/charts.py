@@ -8,6 +8,7 @@ in the SVG metadata, text drawn as paths (no font needed to view it).
 from __future__ import annotations
 
 import base64
+import hashlib
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,9 +17,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+from matplotlib import colormaps
 from matplotlib.axes import Axes
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, PercentFormatter
 
 STYLE = {
     "svg.hashsalt": "hostaware-report",
@@ -28,6 +31,7 @@ STYLE = {
     "axes.titlesize": 9,
     "axes.labelsize": 9,
     "legend.fontsize": 8,
+    "legend.title_fontsize": 8,
     "xtick.labelsize": 8,
     "ytick.labelsize": 8,
     "axes.spines.top": False,
@@ -43,8 +47,10 @@ STYLE = {
 PNG_METADATA = {"Software": None}
 SVG_METADATA = {"Date": None, "Creator": None}
 
-PAPER_COLOUR = "#c8102e"  # the paper's reference values: bands and markers in red
+PAPER_COLOUR = "#c8102e"  # the paper's reference values: bands, lines and markers in red
 PAPER_BAND_ALPHA = 0.12
+# One colour per policy in every figure; HC's depth policy shares HC's blue, uniform breadth
+# shares random's grey. No policy is red: red is the paper's.
 POLICY_COLOURS = {
     "random": "#7f7f7f",
     "hc": "#1f77b4",
@@ -53,9 +59,80 @@ POLICY_COLOURS = {
     "oracle": "#000000",
     "uniform_breadth": "#7f7f7f",
     "hc_depth": "#1f77b4",
-    "sample_then_deepen": "#d62728",
+    "sample_then_deepen": "#9467bd",
 }
-CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+# One colour per classifier family in every figure, found by the family's fragment in the
+# registry name (``dclm_demo`` is DCLM), the first fragment that matches wins; a classifier of
+# no family listed gets a colour of FALLBACK_COLOURS chosen by a hash of its name.
+CLASSIFIER_COLOURS = (
+    ("dclm", "#1f77b4"),
+    ("fineweb_edu", "#ff7f0e"),
+    ("fineweb2", "#17becf"),
+    ("gneissweb_quality", "#2ca02c"),
+    ("gneissweb_medical", "#e377c2"),
+    ("gneissweb_technology", "#9467bd"),
+    ("gneissweb_education", "#bcbd22"),
+    ("nemotron", "#8c564b"),
+)
+FALLBACK_COLOURS = ("#393b79", "#637939", "#8c6d31", "#7b4173", "#3182bd", "#e6550d")
+# One colour per language stratum (Tables 5 and 7), per phase of the crawl plan.
+LANGUAGE_COLOURS = {
+    "all": "#555555",
+    "pooled": "#555555",
+    "english": "#1b9e77",
+    "non_english": "#d95f02",
+    "unknown": "#aaaaaa",
+}
+PHASE_COLOURS = {
+    "sample": "#6baed6",
+    "deepen": "#08519c",
+    "explore": "#fd8d3c",
+    "skip": "#bdbdbd",
+}
+CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
+
+
+def classifier_colour(name: str) -> str:
+    """The colour of classifier ``name`` in every figure."""
+    lowered = str(name).lower()
+    for fragment, colour in CLASSIFIER_COLOURS:
+        if fragment in lowered:
+            return colour
+    digest = hashlib.sha256(lowered.encode("utf-8")).digest()
+    return FALLBACK_COLOURS[digest[0] % len(FALLBACK_COLOURS)]
+
+
+def shades(count: int, cmap: str = "Blues") -> list[str]:
+    """``count`` shades of one hue, light to dark, for an ordered series (n ≥ 3, 5, 10)."""
+    colours = colormaps[cmap]
+    if count <= 1:
+        return [to_hex(colours(0.7))]
+    return [to_hex(colours(0.4 + 0.5 * index / (count - 1))) for index in range(count)]
+
+
+def legend_outside(figure: Figure, axis: Axes | None = None, ncols: int = 4, **options) -> None:
+    """The legend of ``axis`` (else of the figure's first axes) below the panels, no frame.
+
+    Handles that share a label across panels are shown once.
+    """
+    axis = axis or figure.axes[0]
+    handles, labels = [], []
+    for candidate in [axis, *figure.axes]:
+        for handle, label in zip(*candidate.get_legend_handles_labels(), strict=True):
+            if label not in labels and not label.startswith("_"):
+                handles.append(handle)
+                labels.append(label)
+    if handles:
+        figure.legend(
+            handles, labels, loc="outside lower center", ncols=min(ncols, len(handles)),
+            frameon=False, **options,
+        )  # fmt: skip
+
+
+def share_axis(axis: Axes, which: str = "y") -> None:
+    """Tick a 0-1 share axis as percentages."""
+    target = axis.yaxis if which == "y" else axis.xaxis
+    target.set_major_formatter(PercentFormatter(1.0, decimals=0))
 
 
 def new_figure(width: float = 8.0, height: float = 3.6) -> Figure:
@@ -70,8 +147,11 @@ def panel_grid(
     row_height: float = 2.4,
     xlabel: str = "",
     ylabel: str = "",
+    sharey: bool = True,
 ):
-    """A figure with ``count`` panels in rows of ``columns``, axes shared; unused panels hidden.
+    """A figure with ``count`` panels in rows of ``columns``; unused panels hidden.
+
+    The x axes are shared, and the y axes unless ``sharey`` is False.
 
     The x label and tick labels go on every panel with no panel below it, the y label on the
     first panel of each row.
@@ -82,7 +162,7 @@ def panel_grid(
     columns = max(1, min(columns, count))
     rows = math.ceil(count / columns)
     figure = new_figure(width, row_height * rows + 0.6)
-    grid = figure.subplots(rows, columns, squeeze=False, sharex=True, sharey=True)
+    grid = figure.subplots(rows, columns, squeeze=False, sharex=True, sharey=sharey)
     flat = [axis for row in grid for axis in row]
     for axis in flat[count:]:
         axis.set_visible(False)
@@ -118,17 +198,22 @@ def grouped_bars(
     groups: Sequence[str],
     series: dict[str, Sequence[float]],
     colours: dict[str, str] | None = None,
+    baseline: float = 0.0,
 ) -> None:
-    """Bars of each series side by side within each group (x = groups)."""
+    """Bars of each series side by side within each group (x = groups), from ``baseline``."""
     width = 0.8 / max(1, len(series))
     for index, (name, values) in enumerate(series.items()):
         offsets = [
             position + (index - (len(series) - 1) / 2) * width for position in range(len(groups))
         ]
         colour = (colours or {}).get(name, CYCLE[index % len(CYCLE)])
-        axis.bar(offsets, values, width=width, label=name, color=colour)
+        heights = [value - baseline for value in values]
+        axis.bar(offsets, heights, width=width, bottom=baseline, label=name, color=colour)
     axis.set_xticks(range(len(groups)), groups, rotation=30, ha="right")
     axis.grid(axis="x", visible=False)
+
+
+MASKED_COLOUR = "#e6e6e6"
 
 
 def heatmap(
@@ -138,24 +223,53 @@ def heatmap(
     columns: Sequence[str],
     limit: float = 1.0,
     fmt: str = "{:+.2f}",
+    masked: Sequence[Sequence[bool]] | None = None,
+    mask_label: str = "",
+    notes: dict[tuple[int, int], str] | None = None,
+    column_rotation: float = 30,
 ):
-    """A diverging heatmap in [-limit, limit], each cell labelled; NaN cells blank.
+    """A diverging heatmap in [-limit, limit], each cell labelled.
+
+    NaN cells are grey and unlabelled; ``masked`` cells (True) are grey and say ``mask_label``
+    instead of their value; ``notes`` adds a second line under the value of a cell
+    (``(row, column)`` → text).
 
     Returns:
         The image, for a colour bar.
     """
-    image = axis.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
-    axis.set_xticks(range(len(columns)), columns, rotation=30, ha="right")
+    shown = [
+        [
+            math.nan if (masked is not None and masked[r][c]) or value is None else value
+            for c, value in enumerate(row)
+        ]
+        for r, row in enumerate(values)
+    ]
+    cmap = colormaps["RdBu_r"].with_extremes(bad=MASKED_COLOUR)
+    image = axis.imshow(shown, cmap=cmap, vmin=-limit, vmax=limit, aspect="auto")
+    axis.set_xticks(
+        range(len(columns)), columns, rotation=column_rotation,
+        ha="right" if column_rotation else "center",
+    )  # fmt: skip
     axis.set_yticks(range(len(rows)), rows)
     axis.grid(False)
-    for row_index, row in enumerate(values):
+    for row_index, row in enumerate(shown):
         for column_index, value in enumerate(row):
-            if value is None or math.isnan(value):
+            if masked is not None and masked[row_index][column_index]:
+                axis.text(
+                    column_index, row_index, mask_label, ha="center", va="center",
+                    fontsize=7, color="#666666", fontstyle="italic",
+                )  # fmt: skip
+                continue
+            if math.isnan(value):
                 continue
             colour = "white" if abs(value) > 0.6 * limit else "black"
+            text = fmt.format(value)
+            note = (notes or {}).get((row_index, column_index))
+            if note:
+                text += "\n" + note
             axis.text(
-                column_index, row_index, fmt.format(value), ha="center", va="center",
-                fontsize=7, color=colour,
+                column_index, row_index, text, ha="center", va="center",
+                fontsize=7, color=colour, linespacing=1.1,
             )  # fmt: skip
     return image
 

@@ -24,6 +24,8 @@ FAMILIES = {
     "gneissweb_quality": "gneissweb_quality",
 }
 FULLCRAWL = "fullcrawl"
+# A rank correlation within a stratum of fewer hosts than this is not shown (Table 6's cells).
+MIN_STRATUM_HOSTS = 10
 CLASSIFIED = "classified"
 
 
@@ -92,6 +94,18 @@ def stratum_rho(
         & (correlations["stratum"] == stratum)
     ]
     return None if rows.empty else float(rows["spearman_rho"].iloc[0])
+
+
+def mask_small_strata(correlations: pd.DataFrame, minimum: int = MIN_STRATUM_HOSTS) -> pd.DataFrame:
+    """``correlations`` with ``is_masked``: the stratum has fewer than ``minimum`` hosts.
+
+    A Spearman's rho over two hosts is ±1 whatever the hosts; such cells are greyed out, not
+    shown. A row without a host count is masked too. The values themselves are kept.
+    """
+    masked = correlations.copy()
+    counts = pd.to_numeric(masked["host_count"], errors="coerce")
+    masked["is_masked"] = (counts.isna() | (counts < minimum)).astype(bool)
+    return masked
 
 
 def language_medians(scores: pd.DataFrame, classifier: str | None) -> dict[str, float]:

@@ -35,6 +35,26 @@ def _value(value: float | None, digits: int = 2) -> str:
     return MISSING if value is None else fmt_signed(value, digits)
 
 
+def _stratum_label(stratum: str) -> str:
+    """``all`` → ``pooled (all hosts)``, ``non_english`` → ``non-English-primary hosts``."""
+    if stratum == "all":
+        return "pooled (all hosts)"
+    return {"english": "English-primary hosts", "non_english": "non-English-primary hosts"}.get(
+        stratum, stratum.replace("_", " ")
+    )
+
+
+def _masked_value(strata, classifier: str | None, stratum: str) -> str:
+    """A stratum's rho as the caption quotes it; a masked stratum says how few hosts."""
+    rows = strata[(strata["classifier"] == classifier) & (strata["stratum"] == stratum)]
+    if rows.empty:
+        return MISSING
+    row = rows.iloc[0]
+    if row["is_masked"]:
+        return f"not shown ({fmt_count(row['host_count'])} hosts)"
+    return _value(float(row["spearman_rho"]))
+
+
 # ----------------------------------------------------------------------- ICC (Fig. 1, Table 8)
 
 
@@ -57,12 +77,14 @@ def icc_section(marts: Marts) -> SectionContent:
     figure = charts.new_figure(8, 3.4)
     axis = figure.add_subplot()
     charts.paper_band(axis, *paper.ICC1_RANGE, label=f"paper {PAPER_ICC}")
+    labels = [f"n ≥ {threshold} pages" for threshold in thresholds]
     charts.grouped_bars(
         axis,
         classifiers,
-        {f"n ≥ {threshold}": wide[threshold].tolist() for threshold in thresholds},
+        {label: wide[t].tolist() for label, t in zip(labels, thresholds, strict=True)},
+        colours=dict(zip(labels, charts.shades(len(labels)), strict=True)),
     )
-    axis.set_ylabel("ICC(1)")
+    axis.set_ylabel("ICC(1) of page scores within hosts")
     axis.set_ylim(0, 1)
     axis.legend(loc="upper right", ncols=len(thresholds) + 1)
 
@@ -127,10 +149,17 @@ def centrality_section(marts: Marts) -> SectionContent:
     for metric in metrics:
         rows = pooled[pooled["centrality_metric"] == metric].set_index("classifier")
         series[metric.upper()] = rows["spearman_rho"].reindex(classifiers).tolist()
-    charts.grouped_bars(axis, classifiers, series)
+    charts.grouped_bars(
+        axis,
+        classifiers,
+        series,
+        colours={
+            metric.upper(): charts.POLICY_COLOURS.get(metric, "#555555") for metric in metrics
+        },
+    )
     axis.axhline(0, color="black", lw=0.6)
-    axis.set_ylabel("Spearman's ρ (pooled)")
-    axis.legend(loc="best")
+    axis.set_ylabel("Spearman's ρ, centrality vs\nhost median score")
+    charts.legend_outside(figure, axis)
     figures.append(
         ReportFigure(
             "centrality_quality_pooled",
@@ -149,12 +178,15 @@ def centrality_section(marts: Marts) -> SectionContent:
         wide = rows.pivot(index="classifier", columns="stratum", values="spearman_rho")
         wide = wide.reindex(index=classifiers, columns=strata)
         charts.grouped_bars(
-            axis, classifiers, {("pooled" if s == "all" else s): wide[s].tolist() for s in strata}
+            axis,
+            classifiers,
+            {_stratum_label(s): wide[s].tolist() for s in strata},
+            colours={_stratum_label(s): charts.LANGUAGE_COLOURS.get(s, "#555555") for s in strata},
         )
         axis.axhline(0, color="black", lw=0.6)
         axis.set_title(f"{metric.upper()} vs quality")
-    axes[0].set_ylabel("Spearman's ρ")
-    axes[-1].legend(loc="best")
+    axes[0].set_ylabel("Spearman's ρ, centrality vs\nhost median score")
+    charts.legend_outside(figure, axes[0])
     figures.append(
         ReportFigure(
             "centrality_quality_by_language",
@@ -171,22 +203,32 @@ def centrality_section(marts: Marts) -> SectionContent:
         )
     )
 
-    # Table 6: TLD macro categories (HC).
-    tld = correlations[
-        (correlations["stratum_type"] == "tld_category")
-        & (correlations["centrality_metric"] == metrics[0])
-    ]
+    # Table 6: TLD macro categories (HC); cells of too few hosts greyed out.
+    tld = nums.mask_small_strata(
+        correlations[
+            (correlations["stratum_type"] == "tld_category")
+            & (correlations["centrality_metric"] == metrics[0])
+        ]
+    )
     categories = sorted(tld["stratum"].unique())
     hosts = tld.groupby("stratum")["host_count"].max()
     wide = tld.pivot(index="classifier", columns="stratum", values="spearman_rho")
     wide = wide.reindex(index=classifiers, columns=categories)
+    masked = tld.pivot(index="classifier", columns="stratum", values="is_masked")
+    masked = masked.reindex(index=classifiers, columns=categories).fillna(True).astype(bool)
     figure = charts.new_figure(8, 0.45 * len(classifiers) + 1.8)
     axis = figure.add_subplot()
     image = charts.heatmap(
         axis,
         wide.to_numpy().tolist(),
         classifiers,
-        [f"{category} ({fmt_count(hosts[category])})" for category in categories],
+        [
+            f"{category.replace('_', ' ')}\n({fmt_count(hosts[category])} hosts)"
+            for category in categories
+        ],
+        masked=masked.to_numpy().tolist(),
+        mask_label=f"n<{nums.MIN_STRATUM_HOSTS}",
+        column_rotation=0,
     )
     figure.colorbar(image, ax=axis, label=f"Spearman's ρ, {metrics[0].upper()} vs quality")
     figures.append(
@@ -194,10 +236,11 @@ def centrality_section(marts: Marts) -> SectionContent:
             "centrality_quality_by_tld",
             caption(
                 f"{metrics[0].upper()}–quality Spearman's ρ within TLD macro categories (hosts in "
-                "brackets; Table 6); DCLM",
+                f"brackets; cells of fewer than {nums.MIN_STRATUM_HOSTS} hosts greyed out, "
+                f"“n<{nums.MIN_STRATUM_HOSTS}”; Table 6); DCLM",
                 versus(
-                    f"academic {_value(nums.stratum_rho(correlations, dclm, 'academic'))}, "
-                    f"commercial {_value(nums.stratum_rho(correlations, dclm, 'commercial'))}",
+                    f"academic {_masked_value(tld, dclm, 'academic')}, "
+                    f"commercial {_masked_value(tld, dclm, 'commercial')}",
                     "negative in both",
                 ),
             ),
@@ -252,12 +295,13 @@ def score_by_language_section(marts: Marts) -> SectionContent:
             yerr=[median - rows["host_median_score_p25"], rows["host_median_score_p75"] - median],
             fmt="o",
             capsize=3,
-            color=charts.CYCLE[index],
-            label=stratum,
+            color=charts.LANGUAGE_COLOURS.get(stratum, charts.CYCLE[index % len(charts.CYCLE)]),
+            label=_stratum_label(stratum),
         )
     axis.set_xticks(range(len(classifiers)), classifiers, rotation=30, ha="right")
-    axis.set_ylabel("host median score (median, quartiles)")
+    axis.set_ylabel("host median score\n(median and quartiles of hosts)")
     axis.set_ylim(0, 1)
+    axis.grid(axis="x", visible=False)
     axis.legend(loc="upper right")
 
     def medians(family: str) -> str:
@@ -309,15 +353,18 @@ def agreement_section(marts: Marts) -> SectionContent:
     wide = wide.reindex(index=classifiers, columns=classifiers)
     for classifier in classifiers:
         wide.loc[classifier, classifier] = 1.0
+    dclm = nums.family_member(classifiers, "dclm")
+    nemotron = nums.family_member(classifiers, "nemotron")
+    notes = {}
+    if dclm is not None and nemotron is not None:
+        cells = (classifiers.index(dclm), classifiers.index(nemotron))
+        note = f"paper {fmt_signed(paper.DCLM_VS_NEMOTRON_RHO, 2)}"
+        notes = {cells: note, cells[::-1]: note}
     figure = charts.new_figure(7, 0.5 * len(classifiers) + 2.2)
     axis = figure.add_subplot()
-    image = charts.heatmap(axis, wide.to_numpy().tolist(), classifiers, classifiers)
+    image = charts.heatmap(axis, wide.to_numpy().tolist(), classifiers, classifiers, notes=notes)
     figure.colorbar(image, ax=axis, label="Spearman's ρ of page scores")
-    rho = nums.pair_rho(
-        agreement,
-        nums.family_member(classifiers, "dclm"),
-        nums.family_member(classifiers, "nemotron"),
-    )
+    rho = nums.pair_rho(agreement, dclm, nemotron)
     pages = agreement["doc_count"].max()
     figure_caption = caption(
         "Page-level Spearman's ρ between classifiers over the pages both scored (Fig. 12); "
@@ -345,13 +392,14 @@ def rank_stability_section(marts: Marts) -> SectionContent:
     axis = figure.add_subplot()
     charts.paper_band(axis, *paper.RANK_STABILITY_RANGE, label=f"paper {PAPER_RANK_STABILITY}")
     colours = [charts.POLICY_COLOURS.get(m, "#1f77b4") for m in stability["centrality_metric"]]
-    axis.bar(range(len(labels)), stability["spearman_rho"], color=colours, width=0.6)
-    axis.set_xticks(range(len(labels)), labels, fontsize=7)
+    bars = axis.bar(range(len(labels)), stability["spearman_rho"], color=colours, width=0.6)
+    axis.bar_label(bars, fmt="%.3f", fontsize=8, padding=2)
+    axis.set_xticks(range(len(labels)), labels, fontsize=8)
     axis.grid(axis="x", visible=False)
     lowest = stability["spearman_rho"].min()
     axis.set_ylim(0 if math.isnan(lowest) else max(0.0, math.floor(10 * lowest) / 10 - 0.1), 1)
-    axis.set_ylabel("Spearman's ρ between releases")
-    axis.legend(loc="lower right")
+    axis.set_ylabel("Spearman's ρ of host ranks\nbetween graph releases")
+    charts.legend_outside(figure, axis)
     stability_caption = caption(
         "Spearman's ρ of host HC and PR between graph releases, over hosts in both (Table 2)",
         versus(fmt_range(stability["spearman_rho"], 3), PAPER_RANK_STABILITY),
