@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import warehouse_fixture
 
 from ingest.synth.generate import synthesize
 
@@ -41,3 +42,9 @@ def tiny_crawl(tmp_path_factory: pytest.TempPathFactory) -> Crawl:
 def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> Crawl:
     """The demo crawl (~2,000 sample hosts, ~20,000 pages): enough hosts to check planted truth."""
     return _crawl(tmp_path_factory, "demo")
+
+
+@pytest.fixture(scope="session")
+def tiny_warehouse_path() -> Path:
+    """The tiny crawl's warehouse file, or a skip (see ``tiny_warehouse_or_skip``)."""
+    return warehouse_fixture.tiny_warehouse_or_skip()

@@ -21,11 +21,10 @@ pytestmark = pytest.mark.warehouse
 
 
 @pytest.fixture(scope="module")
-def docs(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict, Path]:
-    named = os.environ.get("HOSTAWARE_TEST_WAREHOUSE")
-    if not named or not Path(named).exists():
-        pytest.skip("HOSTAWARE_TEST_WAREHOUSE is not set or missing (make dbt-test-build)")
-    warehouse = Path(named)
+def docs(
+    tmp_path_factory: pytest.TempPathFactory, tiny_warehouse_path: Path
+) -> tuple[dict, dict, Path]:
+    warehouse = tiny_warehouse_path
     target = tmp_path_factory.mktemp("docs-target")
     env = {
         **os.environ,

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import re
 import warnings
 from collections.abc import Iterable
@@ -113,15 +112,7 @@ def adversarial_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse
 
 @pytest.fixture(scope="module")
 def tiny_warehouse() -> Warehouse:
-    named = os.environ.get("HOSTAWARE_TEST_WAREHOUSE")
-    if not named:
-        pytest.skip(
-            "HOSTAWARE_TEST_WAREHOUSE is not set: build the tiny crawl (make dbt-test-build) "
-            "and set it to build/test-home/warehouse.duckdb"
-        )
-    path = Path(named)
-    if not path.is_file():
-        pytest.skip(f"HOSTAWARE_TEST_WAREHOUSE={named} does not exist (run make dbt-test-build)")
+    path = warehouse_fixture.tiny_warehouse_or_skip()
     queries = {
         "documents": "select doc_id, surt_host_name, url_host_tld, language "
         "from stg_crawl__documents",

@@ -37,7 +37,6 @@ Where the contract is silent, the reference assumes:
 from __future__ import annotations
 
 import math
-import os
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -125,12 +124,7 @@ def adversarial_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse
 
 @pytest.fixture(scope="module")
 def tiny_warehouse() -> Warehouse:
-    named = os.environ.get("HOSTAWARE_TEST_WAREHOUSE")
-    if not named:
-        pytest.skip("HOSTAWARE_TEST_WAREHOUSE is not set (make dbt-test-build builds it)")
-    path = Path(named)
-    if not path.is_file():
-        pytest.skip(f"HOSTAWARE_TEST_WAREHOUSE={named} does not exist (run make dbt-test-build)")
+    path = warehouse_fixture.tiny_warehouse_or_skip()
     queries = {
         "documents": "select doc_id, surt_host_name, url_host_tld, language "
         "from stg_crawl__documents",

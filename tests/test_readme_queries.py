@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -20,10 +19,7 @@ def test_the_readme_has_five_worked_queries() -> None:
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=[f"query_{n + 1}" for n in range(len(QUERIES))])
-def test_readme_query_runs(query: str) -> None:
-    named = os.environ.get("HOSTAWARE_TEST_WAREHOUSE")
-    if not named or not Path(named).exists():
-        pytest.skip("HOSTAWARE_TEST_WAREHOUSE is not set or missing (make dbt-test-build)")
-    with duckdb.connect(named, read_only=True) as connection:
+def test_readme_query_runs(query: str, tiny_warehouse_path: Path) -> None:
+    with duckdb.connect(str(tiny_warehouse_path), read_only=True) as connection:
         rows = connection.execute(query).fetchall()
     assert rows, query

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 
 from ingest import schemas
 from ingest.hosts import surt_host_name
@@ -721,3 +722,18 @@ def adversarial_lake(seed: int = 20241010, null_pagerank: bool = True) -> Advers
             "hosts_missing_from_graph": sorted(hosts.loc[list(missing), "surt_host_name"]),
         },
     )
+
+
+def tiny_warehouse_or_skip() -> Path:
+    """The tiny crawl's warehouse that `make dbt-test-build` made (HOSTAWARE_TEST_WAREHOUSE).
+
+    Tests marked ``warehouse`` read it; without it they are skipped (`make warehouse-test`
+    always sets it).
+    """
+    named = os.environ.get("HOSTAWARE_TEST_WAREHOUSE")
+    if not named:
+        pytest.skip("HOSTAWARE_TEST_WAREHOUSE is not set (make dbt-test-build builds it)")
+    path = Path(named)
+    if not path.is_file():
+        pytest.skip(f"HOSTAWARE_TEST_WAREHOUSE={named} does not exist (run make dbt-test-build)")
+    return path
