@@ -27,8 +27,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from report import charts, paper
 from report import numbers as nums
-from report import paper
 from report.__main__ import main
 from report.crawl_plan import PlanError, PlanRequest, dbt_vars, output_format, run_dbt
 from report.formatting import (
@@ -154,6 +154,40 @@ def test_ordering_ratios_match_the_budget_within_float_tolerance():
         }
     )
     assert nums.ordering_ratios(ordering, "hc").to_dict() == {"a": 0.8, "b": 1.2}
+
+
+def test_strata_of_fewer_than_ten_hosts_are_masked_but_kept():
+    correlations = pd.DataFrame(
+        {
+            "stratum": ["academic", "commercial", "network", "government"],
+            "host_count": [2, 44, 10, None],
+            "spearman_rho": [-1.0, -0.27, 0.31, 1.0],
+        }
+    )
+    masked = nums.mask_small_strata(correlations)
+    assert nums.MIN_STRATUM_HOSTS == 10
+    assert masked["is_masked"].tolist() == [True, False, False, True]
+    assert masked["spearman_rho"].tolist() == correlations["spearman_rho"].tolist()
+    assert "is_masked" not in correlations.columns, "the mart's frame is not changed"
+    assert nums.mask_small_strata(correlations, 3)["is_masked"].tolist() == [
+        True,
+        False,
+        False,
+        True,
+    ]
+
+
+def test_classifiers_keep_one_colour_in_every_figure():
+    assert charts.classifier_colour("dclm_demo") == charts.classifier_colour("dclm_fasttext")
+    assert charts.classifier_colour("gneissweb_quality_demo") == (
+        charts.classifier_colour("gneissweb_quality")
+    )
+    demo = ["dclm_demo", "fineweb_edu_demo", "gneissweb_medical_demo", "gneissweb_quality_demo"]
+    demo += ["gneissweb_technology_demo", "nemotron_quality_demo"]
+    colours = [charts.classifier_colour(name) for name in demo]
+    assert len(set(colours)) == len(demo)
+    assert charts.PAPER_COLOUR not in colours
+    assert charts.classifier_colour("unheard_of") == charts.classifier_colour("unheard_of")
 
 
 def test_depth_gains_skip_infeasible_budgets_and_stop_short_of_the_whole_crawl():

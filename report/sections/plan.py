@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+from matplotlib.patches import Patch
 
 from report import charts
 from report.content import ReportFigure, ReportTable, SectionContent
@@ -14,6 +15,9 @@ DIVERSITY = "plan_diversity"
 
 PHASES = ("sample", "deepen", "explore", "skip")
 PAGE_KINDS = ("pages_sampled", "pages_deepened", "pages_explored")
+# Each phase keeps its colour in both panels; the kind of page is the hatching.
+KIND_HATCHES = {"pages_sampled": "", "pages_deepened": "////", "pages_explored": "...."}
+SHARE_COLOURS = ("#969696", "#9ecae1", "#3182bd", "#31a354")
 # Aggregated in SQL: at paper scale the plan has a row per host of the host index (millions).
 PHASE_TOTALS_SQL = """
     select
@@ -55,24 +59,32 @@ def plan_caption(totals: pd.DataFrame) -> str:
 def fetch_budget_section(marts: Marts) -> SectionContent:
     """The plan's pages and hosts by phase."""
     totals = phase_totals(marts)
-    figure = charts.new_figure(8, 3.0)
+    figure = charts.new_figure(8, 3.2)
     left, right = figure.subplots(1, 2)
-    left.bar(totals["phase"], totals["host_count"], color=charts.CYCLE[: len(totals)])
+    phases = list(totals["phase"])
+    colours = [charts.PHASE_COLOURS.get(phase, "#555555") for phase in phases]
+    left.bar(phases, totals["host_count"], color=colours)
     left.set_ylabel("hosts")
     left.set_title("hosts by phase")
     left.grid(axis="x", visible=False)
-    kinds = [kind.removeprefix("pages_") for kind in PAGE_KINDS]
     bottom = [0.0] * len(totals)
-    for index, kind in enumerate(PAGE_KINDS):
+    for kind in PAGE_KINDS:
         right.bar(
-            totals["phase"], totals[kind], bottom=bottom, color=charts.CYCLE[index + 4],
-            label=kinds[index],
+            phases, totals[kind], bottom=bottom, color=colours, edgecolor="white", lw=0.6,
+            hatch=KIND_HATCHES[kind],
         )  # fmt: skip
         bottom = [b + v for b, v in zip(bottom, totals[kind], strict=True)]
     right.set_ylabel("pages to fetch")
-    right.set_title("pages by phase, sampled / deepened / explored")
+    right.set_title("pages by phase")
     right.grid(axis="x", visible=False)
-    right.legend(loc="upper right")
+    right.legend(
+        handles=[
+            Patch(facecolor="#999999", edgecolor="white", hatch=KIND_HATCHES[kind], label=label)
+            for kind, label in zip(PAGE_KINDS, ("sampled", "deepened", "explored"), strict=True)
+        ],
+        loc="upper right",
+        title="pages",
+    )
     header = ("phase", "hosts", "known URLs", "sampled", "deepened", "explored", "pages")
     header += ("expected HQ", "HQ per page")
     rows = [
@@ -99,7 +111,7 @@ def diversity_section(marts: Marts) -> SectionContent:
     """The plan's language and TLD-category representation against the host population."""
     diversity = marts.frame(DIVERSITY, "select * from {mart} order by dimension, dimension_value")
     dimensions = sorted(diversity["dimension"].unique())
-    figure = charts.new_figure(8, 3.4)
+    figure = charts.new_figure(8, 3.6)
     axes = figure.subplots(1, len(dimensions), squeeze=False, width_ratios=None)[0]
     columns = {
         "population hosts": "population_host_share",
@@ -111,13 +123,15 @@ def diversity_section(marts: Marts) -> SectionContent:
         rows = diversity[diversity["dimension"] == dimension]
         charts.grouped_bars(
             axis,
-            [str(value) for value in rows["dimension_value"]],
+            [str(value).replace("_", " ") for value in rows["dimension_value"]],
             {label: rows[column].tolist() for label, column in columns.items()},
+            colours=dict(zip(columns, SHARE_COLOURS, strict=True)),
         )
         axis.set_title(dimension.replace("_", " "))
         axis.set_ylim(0, 1)
-    axes[0].set_ylabel("share")
-    axes[-1].legend(loc="upper right", fontsize=7)
+        charts.share_axis(axis)
+    axes[0].set_ylabel("share of the total")
+    charts.legend_outside(figure, axes[0], ncols=4)
     figure_caption = caption(
         "The plan's hosts, pages and expected HQ pages by primary language and TLD category, "
         "against the host population",

@@ -300,9 +300,11 @@ def score_by_language_section(marts: Marts) -> SectionContent:
         )
     axis.set_xticks(range(len(classifiers)), classifiers, rotation=30, ha="right")
     axis.set_ylabel("host median score\n(median and quartiles of hosts)")
-    axis.set_ylim(0, 1)
+    # Scores live in [0, 1], but host medians sit low: fit the axis to the upper quartiles.
+    upper = scores["host_median_score_p75"].max()
+    axis.set_ylim(0, 1 if math.isnan(upper) else min(1.0, math.ceil(10 * upper * 1.1) / 10))
     axis.grid(axis="x", visible=False)
-    axis.legend(loc="upper right")
+    charts.legend_outside(figure, axis, ncols=2)
 
     def medians(family: str) -> str:
         found = nums.language_medians(scores, nums.family_member(classifiers, family))

@@ -56,8 +56,8 @@ def host_ordering_section(marts: Marts) -> SectionContent:
     figure, axes = charts.panel_grid(
         len(classifiers),
         row_height=2.5,
-        xlabel="budget (share of pages, log)",
-        ylabel="share of HQ pages",
+        xlabel="budget, share of pages (log)",
+        ylabel="HQ pages collected",
     )
     for axis, classifier in zip(axes, classifiers, strict=True):
         rows = curves[curves["classifier"] == classifier]
@@ -81,12 +81,18 @@ def host_ordering_section(marts: Marts) -> SectionContent:
                     color=charts.POLICY_COLOURS["random"],
                     alpha=0.2,
                     lw=0,
+                    label="random ± sd over seeds",
                 )
-        axis.axvline(BUDGET, color=charts.PAPER_COLOUR, lw=0.8, ls=":")
+        axis.axvline(
+            BUDGET, color=charts.PAPER_COLOUR, lw=0.8, ls=":",
+            label=f"the {fmt_share(BUDGET)} budget of Table 3",
+        )  # fmt: skip
         axis.set_xscale("log")
+        charts.share_axis(axis, "x")
+        charts.share_axis(axis, "y")
         axis.set_title(classifier)
         axis.set_ylim(0, 1.02)
-    axes[0].legend(loc="upper left", fontsize=7)
+    charts.legend_outside(figure, axes[0], ncols=4)
     curves_caption = caption(
         "Share of all HQ pages collected as the budget grows, by host order (random: mean ± sd "
         "over seeds; dotted: the 10% budget; Fig. 2, 9); at 10% HC",
@@ -96,10 +102,12 @@ def host_ordering_section(marts: Marts) -> SectionContent:
 
     # Table 3 as a figure: ratios at 10%.
     shown = [p for p in _ordered(set(at_budget["policy"])) if p != "random"]
-    figure_10 = charts.new_figure(8, 3.4)
+    figure_10 = charts.new_figure(8, 3.6)
     axis = figure_10.add_subplot()
-    axis.axhspan(*paper.HC_VS_RANDOM_RANGE, color=charts.POLICY_COLOURS["hc"], alpha=0.1, lw=0)
-    axis.axhspan(*paper.ORACLE_VS_RANDOM_RANGE, color=charts.PAPER_COLOUR, alpha=0.1, lw=0)
+    charts.paper_band(
+        axis, *paper.HC_VS_RANDOM_RANGE, label=f"paper: HC {PAPER_HC}, oracle {PAPER_ORACLE}"
+    )
+    charts.paper_band(axis, *paper.ORACLE_VS_RANDOM_RANGE, label="_paper oracle")
     charts.grouped_bars(
         axis,
         classifiers,
@@ -108,14 +116,13 @@ def host_ordering_section(marts: Marts) -> SectionContent:
             for policy in shown
         },
         colours=charts.POLICY_COLOURS,
+        baseline=1.0,
     )
     axis.axhline(1, color="black", lw=0.6)
-    axis.set_ylabel(f"HQ collected / random, {fmt_share(BUDGET)} budget")
-    axis.legend(loc="upper left", ncols=len(shown), fontsize=7)
-    axis.text(
-        1.0, 0.98, f"shaded: paper HC {PAPER_HC}, oracle {PAPER_ORACLE}",
-        transform=axis.transAxes, ha="right", va="top", fontsize=7, color=charts.PAPER_COLOUR,
-    )  # fmt: skip
+    charts.log_ratio_axis(axis, (0.25, 0.5, 1, 2, 4, 8, 16))
+    axis.set_ylim(0.2, 12)
+    axis.set_ylabel(f"HQ pages / random order's,\n{fmt_share(BUDGET)} budget (log)")
+    charts.legend_outside(figure_10, axis, ncols=6)
 
     tld_hc = nums.ordering_ratios(at_budget, "hc", column="tld_ratio_vs_random")
     rows_10 = nums.at_budget(at_budget, BUDGET)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from matplotlib.ticker import FuncFormatter
+
 from report import charts, paper
 from report import numbers as nums
 from report.content import ReportFigure, ReportTable, SectionContent
@@ -21,6 +23,12 @@ SAMPLE_SIZE = "rpt_sample_size_correlation"
 DEPTH = "rpt_depth_policy_curves"
 
 DEPTH_POLICIES = ("uniform_breadth", "hc_depth", "sample_then_deepen", "oracle")
+POLICY_LABELS = {
+    "uniform_breadth": "uniform breadth",
+    "hc_depth": "HC depth",
+    "sample_then_deepen": "sample-then-deepen",
+    "oracle": "oracle (clipped)",
+}
 
 
 def k_sample_text(sample_size, k: int) -> str:
@@ -40,12 +48,18 @@ def sample_size_section(marts: Marts) -> SectionContent:
     """Fig. 4: Spearman's rho of the first k pages' HQ density against the rest's, by k."""
     sample_size = marts.frame(SAMPLE_SIZE, "select * from {mart} order by all")
     host_sets = sorted(sample_size["host_set"].unique(), reverse=True)  # variable, fixed
-    figure = charts.new_figure(8, 3.4)
+    figure = charts.new_figure(8, 4.2)
     axes = figure.subplots(1, len(host_sets), sharey=True, squeeze=False)[0]
-    signals = sorted(set(zip(sample_size["dataset"], sample_size["classifier"], strict=True)))
+    signals = sorted(
+        set(zip(sample_size["dataset"], sample_size["classifier"], strict=True)),
+        key=lambda signal: (signal[0] == nums.FULLCRAWL, signal),
+    )
     for axis, host_set in zip(axes, host_sets, strict=True):
-        axis.axvspan(*paper.K_SAMPLE_PLATEAU, color=charts.PAPER_COLOUR, alpha=0.06, lw=0)
-        for index, (dataset, classifier) in enumerate(signals):
+        axis.axvspan(
+            *paper.K_SAMPLE_PLATEAU, color=charts.PAPER_COLOUR, alpha=0.06, lw=0,
+            label="paper: plateau at k ≈ 15–20",
+        )  # fmt: skip
+        for dataset, classifier in signals:
             line = sample_size[
                 (sample_size["host_set"] == host_set)
                 & (sample_size["dataset"] == dataset)
@@ -55,24 +69,31 @@ def sample_size_section(marts: Marts) -> SectionContent:
             axis.plot(
                 line["sample_size"],
                 line["spearman_rho"],
-                color="black" if is_fullcrawl else charts.CYCLE[index % len(charts.CYCLE)],
+                color="black" if is_fullcrawl else charts.classifier_colour(classifier),
                 lw=2 if is_fullcrawl else 1,
                 label=f"{classifier} ({dataset})",
+                zorder=3 if is_fullcrawl else 2,
             )
+        for k, rho in sorted(paper.K_SAMPLE_RHO.items()):
+            axis.plot([1, k], [rho, rho], ls="--", lw=1, color=charts.PAPER_COLOUR, zorder=4)
         axis.scatter(
             list(paper.K_SAMPLE_RHO),
             list(paper.K_SAMPLE_RHO.values()),
             marker="X",
-            s=60,
+            s=50,
             color=charts.PAPER_COLOUR,
             zorder=5,
-            label="paper",
+            label="paper: "
+            + ", ".join(
+                f"ρ = {fmt_number(rho)} at k = {k}" for k, rho in sorted(paper.K_SAMPLE_RHO.items())
+            ),
         )
         hosts = sample_size[sample_size["host_set"] == host_set]["host_count"]
         axis.set_title(f"{host_set} host set ({fmt_range(hosts, 0)} hosts)")
         axis.set_xlabel("k, pages sampled per host")
-    axes[0].set_ylabel("Spearman's ρ, sample vs rest (mean over seeds)")
-    axes[-1].legend(loc="lower right", fontsize=6)
+        axis.set_xlim(left=1)
+    axes[0].set_ylabel("Spearman's ρ, sample vs rest\n(mean over seeds)")
+    charts.legend_outside(figure, axes[0], ncols=3, fontsize=7)
     figure_caption = caption(
         "Spearman's ρ of a host's first-k-page HQ density against its other pages', by k "
         "(shaded: the paper's plateau at k ≈ 15–20; Fig. 4)",
@@ -100,7 +121,8 @@ def depth_caption(gains: list[nums.DepthGain], hc_depth: list[float]) -> str:
     here = "; ".join(parts) if parts else MISSING
     return caption(
         "Expected HQ pages per fetch relative to uniform breadth, by budget (shaded: "
-        "sample-then-deepen infeasible, its sample costing more than the budget; Fig. 5); "
+        "sample-then-deepen infeasible, its sample costing more than the budget; the y axis "
+        "is fitted to the policies a crawler can run, the oracle clipped; Fig. 5); "
         "sample-then-deepen",
         versus(
             here,
@@ -122,10 +144,16 @@ def depth_section(marts: Marts) -> SectionContent:
     policies += sorted(set(depth["policy"]) - set(DEPTH_POLICIES))
     figure, axes = charts.panel_grid(
         len(signals),
-        row_height=2.5,
-        xlabel="budget (share of pages)",
-        ylabel="HQ per fetch / uniform (log)",
+        row_height=2.4,
+        xlabel="budget, share of pages",
+        ylabel="HQ per fetch / uniform",
     )
+    # One linear y range for every panel, fitted to the policies a crawler can run; the oracle
+    # (up to ~11× at small budgets) would squash them near 1, so it is clipped and its maximum
+    # printed instead.
+    runnable = depth[depth["policy"] != "oracle"]["ratio_vs_uniform"].dropna()
+    top = max(2.0, paper.DEPTH_RATIO_LARGE_BUDGET * 1.15, float(runnable.max()) * 1.15)
+    bottom = min(0.8, float(runnable.min()) * 0.95) if not runnable.empty else 0.8
     for axis, (dataset, classifier) in zip(axes, signals, strict=True):
         rows = depth[(depth["dataset"] == dataset) & (depth["classifier"] == classifier)]
         for policy in policies:
@@ -136,17 +164,37 @@ def depth_section(marts: Marts) -> SectionContent:
                 "--" if policy == "oracle" else "-",
                 marker="." if policy == "sample_then_deepen" else None,
                 color=charts.POLICY_COLOURS.get(policy),
-                lw=1.2,
-                label=policy,
+                lw=1.6 if policy == "sample_then_deepen" else 1.2,
+                label=POLICY_LABELS.get(policy, policy),
             )
+            if policy == "oracle" and line["ratio_vs_uniform"].max() > top:
+                axis.text(
+                    0.98, 0.96, f"oracle ↑ up to {fmt_ratio(line['ratio_vs_uniform'].max(), 1)}",
+                    transform=axis.transAxes, ha="right", va="top", fontsize=7,
+                )  # fmt: skip
         cost = rows[rows["policy"] == "sample_then_deepen"]["min_feasible_budget_share"]
         if not cost.empty and cost.iloc[0] > 0:
-            axis.axvspan(0, float(cost.iloc[0]), color="#999999", alpha=0.15, lw=0)
+            axis.axvspan(
+                0, float(cost.iloc[0]), color="#999999", alpha=0.15, lw=0,
+                label="sample-then-deepen infeasible (its sample costs more than the budget)",
+            )  # fmt: skip
         axis.axhline(1, color="black", lw=0.6)
-        charts.log_ratio_axis(axis)
-        axis.set_title(f"{classifier}\n({dataset})", fontsize=8)
+        axis.axhline(
+            paper.DEPTH_RATIO_LARGE_BUDGET, color=charts.PAPER_COLOUR, lw=1, ls="--",
+            label=f"paper: sample-then-deepen falls to "
+            f"{fmt_ratio(paper.DEPTH_RATIO_LARGE_BUDGET, 1)} at large budgets",
+        )  # fmt: skip
+        axis.plot(
+            [0], [top], marker="^", ms=6, color=charts.PAPER_COLOUR, clip_on=False, ls="none",
+            label=f"paper: up to {fmt_ratio(paper.DEPTH_RATIO_SMALL_BUDGET, 1)} at small "
+            "budgets (above the axis)",
+        )  # fmt: skip
+        axis.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}×"))
+        charts.share_axis(axis, "x")
+        axis.set_title(f"{classifier} ({dataset})", fontsize=8)
         axis.set_xlim(0, 1)
-    axes[0].legend(loc="upper right", fontsize=6)
+        axis.set_ylim(bottom, top)
+    charts.legend_outside(figure, axes[0], ncols=2)
 
     gains = nums.depth_gains(depth)
     hc_depth = nums.hc_depth_ratios(depth).tolist()

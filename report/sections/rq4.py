@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from matplotlib.ticker import FuncFormatter
+
 from report import charts, paper
 from report import numbers as nums
 from report.content import ReportFigure, ReportTable, SectionContent
@@ -27,6 +29,7 @@ HIDDEN_GEMS_SHOWN = 25
 TLDS_SHOWN = 15
 PAPER_COVERAGE_RANGE = fmt_range(paper.COVERAGE_QUALITY_RHO_RANGE, 3, "signed")
 # The candidate "under-crawled" host sets of rpt_uncrawled_hq_summary (SPEC A12).
+HOST_SET_COLOURS = ("#08519c", "#6baed6", "#31a354", "#fd8d3c")
 HOST_SETS = (
     ("low coverage (< 20%)", "low_coverage_host_count", "low_coverage_hq_share"),
     ("below-median coverage", "below_median_coverage_host_count", "below_median_coverage_hq_share"),
@@ -48,25 +51,42 @@ def summary_section(marts: Marts) -> SectionContent:
     summary = marts.frame(SUMMARY, "select * from {mart} order by crawl")
     crawl = nums.main_crawl(summary["crawl"])
     main = summary[summary["crawl"] == crawl].iloc[0]
-    figure = charts.new_figure(8, 3.4)
+    figure = charts.new_figure(8, 3.8)
     left, right = figure.subplots(1, 2, width_ratios=[1, 1.4])
-    left.bar(summary["crawl"], summary["total_est_uncrawled_hq"], color="#1f77b4", width=0.6)
+    left.bar(
+        summary["crawl"],
+        summary["total_est_uncrawled_hq"],
+        color=["#08519c" if c == crawl else "#9ecae1" for c in summary["crawl"]],
+        width=0.6,
+    )
     left.set_xticks(range(len(summary)), summary["crawl"], rotation=30, ha="right")
     left.grid(axis="x", visible=False)
     left.set_ylabel("estimated uncrawled HQ pages")
+    left.yaxis.set_major_formatter(FuncFormatter(lambda value, _: fmt_count(value)))
+    left.set_title(f"paper: {fmt_count(paper.UNCRAWLED_HQ_PAGES)} in {paper.RQ4_CRAWL}", fontsize=8)
     charts.grouped_bars(
         right,
         list(summary["crawl"]),
         {label: summary[share].tolist() for label, _, share in HOST_SETS},
+        colours=dict(zip([label for label, _, _ in HOST_SETS], HOST_SET_COLOURS, strict=True)),
     )
-    right.axhline(paper.LOW_COVERAGE_HQ_SHARE, color=charts.CYCLE[0], lw=1, ls="--")
-    right.axhline(paper.UNDER_CRAWLED_HQ_SHARE, color=charts.PAPER_COLOUR, lw=1, ls="--")
+    for value, text in (
+        (paper.LOW_COVERAGE_HQ_SHARE, "paper: half on hosts crawled < 20%"),
+        (
+            paper.UNDER_CRAWLED_HQ_SHARE,
+            f"paper: {fmt_share(paper.UNDER_CRAWLED_HQ_SHARE)} on "
+            f"{fmt_count(paper.UNDER_CRAWLED_HOST_COUNT)} “under-crawled” hosts",
+        ),
+    ):
+        right.axhline(value, color=charts.PAPER_COLOUR, lw=1, ls="--")
+        right.text(
+            0.99, value + 0.015, text, transform=right.get_yaxis_transform(), ha="right",
+            va="bottom", fontsize=7, color=charts.PAPER_COLOUR,
+        )  # fmt: skip
     right.set_ylim(0, 1)
+    charts.share_axis(right)
     right.set_ylabel("share of the uncrawled HQ pages")
-    right.legend(loc="upper left", fontsize=6, ncols=2)
-    right.set_title(
-        "dashed: paper, half on < 20% coverage; 62% on 369,534 under-crawled hosts", fontsize=7
-    )
+    right.legend(loc="upper left", fontsize=7, ncols=2, bbox_to_anchor=(0, 1.22), frameon=False)
     figure_caption = caption(
         "Estimated HQ pages among known but unfetched URLs per crawl (known − fetched, times the "
         f"host's HQ density), and where they sit; {crawl}",
@@ -124,15 +144,24 @@ def coverage_band_section(marts: Marts) -> SectionContent:
             marker=".",
         )
     rows = bands[bands["crawl"] == crawl]
-    axis.bar(rows["coverage_band_lower"] + 0.05, rows["hq_share"], width=0.09, label=crawl)
+    axis.bar(
+        rows["coverage_band_lower"] + 0.05, rows["hq_share"], width=0.09, label=crawl,
+        color="#1f77b4",
+    )  # fmt: skip
     axis.plot([], [], color="#bbbbbb", lw=0.8, marker=".", label="other crawls")
     below = rows[rows["coverage_band_upper"] <= paper.LOW_COVERAGE_THRESHOLD + 1e-9]["hq_share"]
     low_share = below.sum() if not rows.empty else None
-    axis.axvline(paper.LOW_COVERAGE_THRESHOLD, color=charts.PAPER_COLOUR, lw=1, ls="--")
+    axis.axvline(
+        paper.LOW_COVERAGE_THRESHOLD, color=charts.PAPER_COLOUR, lw=1, ls="--",
+        label=f"paper: about half below {fmt_share(paper.LOW_COVERAGE_THRESHOLD)} coverage "
+        f"({fmt_share(low_share)} here)",
+    )  # fmt: skip
     axis.set_xlim(0, 1)
-    axis.set_xlabel("host coverage (fetched / known URLs), bands of 0.1")
-    axis.set_ylabel("share of the crawl's uncrawled HQ")
-    axis.legend(loc="upper right")
+    charts.share_axis(axis, "x")
+    charts.share_axis(axis, "y")
+    axis.set_xlabel("host coverage (fetched / known URLs), bands of 10 points")
+    axis.set_ylabel("share of the crawl's\nuncrawled HQ pages")
+    charts.legend_outside(figure, axis, ncols=3)
     figure_caption = caption(
         f"Estimated uncrawled HQ pages by host coverage band, {crawl} (Fig. 7); on hosts "
         "crawled below 20%",
@@ -155,28 +184,45 @@ def coverage_quality_section(marts: Marts) -> SectionContent:
     signals = sorted(coverage["signal"].unique(), key=lambda s: (s != gneissweb, s))
 
     main = coverage[coverage["crawl"] == crawl]
-    figure = charts.new_figure(8, 3.4)
+    minimum_labels = {m: f"≥ {m} annotated {'page' if m == 1 else 'pages'}" for m in minimums}
+    minimum_colours = dict(
+        zip(minimum_labels.values(), charts.shades(len(minimums), "Greens"), strict=True)
+    )
+    figure = charts.new_figure(8, 3.8)
     axis = figure.add_subplot()
-    axis.axhspan(
-        -paper.OTHER_CLASSIFIERS_ABS_RHO_MAX,
-        paper.OTHER_CLASSIFIERS_ABS_RHO_MAX,
-        color="#999999",
-        alpha=0.12,
-        lw=0,
-        label=f"paper: other classifiers |ρ| ≤ {paper.OTHER_CLASSIFIERS_ABS_RHO_MAX}",
-    )
-    charts.paper_line(
-        axis, paper.COVERAGE_QUALITY_RHO, f"paper: GneissWeb {paper.COVERAGE_QUALITY_RHO}"
-    )
     wide = main.pivot(index="signal", columns="min_annotated_pages", values="spearman_rho")
     wide = wide.reindex(index=signals, columns=minimums)
     charts.grouped_bars(
-        axis, signals, {f"≥ {m} annotated pages": wide[m].tolist() for m in minimums}
+        axis,
+        signals,
+        {minimum_labels[m]: wide[m].tolist() for m in minimums},
+        colours=minimum_colours,
     )
+    # The paper's values where they apply: GneissWeb's line over its group, the classifiers'
+    # band over theirs.
+    if gneissweb in signals:
+        position = signals.index(gneissweb)
+        axis.hlines(
+            paper.COVERAGE_QUALITY_RHO, position - 0.45, position + 0.45,
+            color=charts.PAPER_COLOUR, lw=1.5, ls="--", zorder=4,
+            label=f"paper: GneissWeb {fmt_signed(paper.COVERAGE_QUALITY_RHO)}",
+        )  # fmt: skip
+    others_at = [index for index, signal in enumerate(signals) if signal != gneissweb]
+    if others_at:
+        axis.fill_between(
+            [min(others_at) - 0.5, max(others_at) + 0.5],
+            -paper.OTHER_CLASSIFIERS_ABS_RHO_MAX,
+            paper.OTHER_CLASSIFIERS_ABS_RHO_MAX,
+            color=charts.PAPER_COLOUR,
+            alpha=charts.PAPER_BAND_ALPHA,
+            lw=0,
+            zorder=0,
+            label=f"paper: classifiers |ρ| ≤ {paper.OTHER_CLASSIFIERS_ABS_RHO_MAX}",
+        )
     axis.axhline(0, color="black", lw=0.6)
-    axis.set_ylabel("Spearman's ρ, coverage vs quality")
-    axis.set_title(crawl)
-    axis.legend(loc="best", fontsize=6)
+    axis.set_xlim(-0.5, len(signals) - 0.5)
+    axis.set_ylabel("Spearman's ρ,\nhost coverage vs quality")
+    charts.legend_outside(figure, axis, ncols=3)
     gneissweb_rhos = ", ".join(
         f"{fmt_signed(nums.coverage_rho(coverage, crawl, gneissweb, m), 3)} (≥ {m})"
         for m in minimums
@@ -195,21 +241,21 @@ def coverage_quality_section(marts: Marts) -> SectionContent:
 
     series = coverage[coverage["signal"] == gneissweb]
     crawls = sorted(series["crawl"].unique())
-    figure_crawls = charts.new_figure(8, 3.2)
+    figure_crawls = charts.new_figure(8, 3.4)
     axis = figure_crawls.add_subplot()
     charts.paper_band(
-        axis, *paper.COVERAGE_QUALITY_RHO_RANGE, label=f"paper {PAPER_COVERAGE_RANGE}"
+        axis, *paper.COVERAGE_QUALITY_RHO_RANGE, label=f"paper: {PAPER_COVERAGE_RANGE}, six crawls"
     )
-    for index, minimum in enumerate(minimums):
+    for minimum in minimums:
         line = series[series["min_annotated_pages"] == minimum].set_index("crawl").reindex(crawls)
+        label = minimum_labels[minimum]
         axis.plot(
-            crawls, line["spearman_rho"], marker="o", color=charts.CYCLE[index],
-            label=f"≥ {minimum} annotated pages",
-        )  # fmt: skip
+            crawls, line["spearman_rho"], marker="o", color=minimum_colours[label], label=label
+        )
     axis.axhline(0, color="black", lw=0.6)
     axis.set_xticks(range(len(crawls)), crawls, rotation=30, ha="right")
-    axis.set_ylabel(f"Spearman's ρ, coverage vs {gneissweb}")
-    axis.legend(loc="best", fontsize=7)
+    axis.set_ylabel("Spearman's ρ, host coverage\nvs GneissWeb HQ density")
+    charts.legend_outside(figure_crawls, axis, ncols=4)
     by_crawl = "; ".join(
         fmt_range(series[series["min_annotated_pages"] == m]["spearman_rho"], 3, "signed")
         + f" (≥ {m} annotated {'page' if m == 1 else 'pages'})"
@@ -255,11 +301,27 @@ def missed_tld_section(marts: Marts) -> SectionContent:
     figure = charts.new_figure(8, 0.28 * len(shown) + 1.4)
     axis = figure.add_subplot()
     positions = range(len(shown))
-    axis.barh([p + 0.2 for p in positions], shown["missed_share"], height=0.4, label="uncrawled HQ")
-    axis.barh([p - 0.2 for p in positions], shown["host_share"], height=0.4, label="hosts")
+    axis.barh(
+        [p + 0.2 for p in positions], shown["missed_share"], height=0.4, color="#1f77b4",
+        label="share of the estimated uncrawled HQ pages",
+    )  # fmt: skip
+    axis.barh(
+        [p - 0.2 for p in positions], shown["host_share"], height=0.4, color="#aec7e8",
+        label="share of the analysed hosts",
+    )  # fmt: skip
+    tlds = list(shown["tld"])
+    if "uk" in tlds:
+        position = tlds.index("uk")
+        axis.scatter(
+            [paper.UK_MISSED_SHARE, paper.UK_HOST_SHARE], [position + 0.2, position - 0.2],
+            marker="|", s=160, linewidths=2, color=charts.PAPER_COLOUR, zorder=5,
+            label=f"paper: .uk {fmt_share(paper.UK_MISSED_SHARE)} of uncrawled HQ, "
+            f"{fmt_share(paper.UK_HOST_SHARE, 1)} of hosts",
+        )  # fmt: skip
     axis.set_yticks(list(positions), ["." + tld for tld in shown["tld"]])
     axis.grid(axis="y", visible=False)
-    axis.set_xlabel(f"share of {crawl}'s analysed hosts / estimated uncrawled HQ pages")
+    charts.share_axis(axis, "x")
+    axis.set_xlabel(f"share of {crawl}'s analysed hosts / of its estimated uncrawled HQ pages")
     axis.legend(loc="lower right")
     figure_caption = caption(
         f"Estimated uncrawled HQ pages by top-level domain against its share of hosts, {crawl}, "
