@@ -28,7 +28,8 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans
        max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
 h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
 h2 { font-size: 1.2rem; margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: 0.2rem; }
-nav ol { columns: 2; font-size: 0.9rem; }
+nav ol { columns: 2; column-gap: 2.5rem; font-size: 0.9rem; }
+nav li { break-inside: avoid; margin-left: 1.5rem; }
 figure { margin: 1rem 0; }
 figure img { width: 100%; height: auto; }
 figcaption, table caption { font-size: 0.9rem; color: #333; text-align: left; margin: 0.3rem 0; }
