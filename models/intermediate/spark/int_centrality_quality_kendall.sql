@@ -1,0 +1,218 @@
+{#- Spark's stand-in for int_centrality_quality_kendall.py (dbt-spark runs Python models
+    only on Databricks): the same statistics from every pair of hosts, O(n^2) per stratum,
+    so for the tiny and demo crawls, not the paper's 532,628 hosts (README: Spark). -#}
+{{ config(materialized='table') }}
+
+with
+
+centrality_quality_pairs as (
+    select * from {{ ref('int_centrality_quality_pairs') }}
+),
+
+pair_groups as (
+    select
+        centrality_quality_pairs.classifier_id,
+        centrality_quality_pairs.centrality_metric_id,
+        centrality_quality_pairs.stratum_id,
+        any_value(centrality_quality_pairs.classifier) as classifier,
+        any_value(centrality_quality_pairs.centrality_metric) as centrality_metric,
+        any_value(centrality_quality_pairs.stratum_type) as stratum_type,
+        any_value(centrality_quality_pairs.stratum) as stratum,
+        count(*) as host_count
+    from centrality_quality_pairs
+    group by
+        centrality_quality_pairs.classifier_id,
+        centrality_quality_pairs.centrality_metric_id,
+        centrality_quality_pairs.stratum_id
+),
+
+-- Each host's weights: 1 for tau-b; for the weighted tau (scipy's weightedtau, hyperbolic
+-- weigher), 1 / (n - position) in the lexicographic order by (x, y) and by (y, x).
+hosts_weighted as (
+    select
+        centrality_quality_pairs.classifier_id,
+        centrality_quality_pairs.centrality_metric_id,
+        centrality_quality_pairs.stratum_id,
+        centrality_quality_pairs.centrality_value as x,
+        centrality_quality_pairs.quality_score_median as y,
+        1.0 as weight_1,
+        1.0 / (
+            count(*) over (stratum_hosts)
+            - row_number() over (
+                partition by
+                    centrality_quality_pairs.classifier_id,
+                    centrality_quality_pairs.centrality_metric_id,
+                    centrality_quality_pairs.stratum_id
+                order by
+                    centrality_quality_pairs.centrality_value,
+                    centrality_quality_pairs.quality_score_median
+            )
+            + 1
+        ) as weight_2,
+        1.0 / (
+            count(*) over (stratum_hosts)
+            - row_number() over (
+                partition by
+                    centrality_quality_pairs.classifier_id,
+                    centrality_quality_pairs.centrality_metric_id,
+                    centrality_quality_pairs.stratum_id
+                order by
+                    centrality_quality_pairs.quality_score_median,
+                    centrality_quality_pairs.centrality_value
+            )
+            + 1
+        ) as weight_3
+    from centrality_quality_pairs
+    window
+        stratum_hosts as (
+            partition by
+                centrality_quality_pairs.classifier_id,
+                centrality_quality_pairs.centrality_metric_id,
+                centrality_quality_pairs.stratum_id
+        )
+),
+
+-- A pair weighs the sum of its hosts' weights: all pairs weigh (n - 1) * sum(w).
+weight_totals as (
+    select
+        hosts_weighted.classifier_id,
+        hosts_weighted.centrality_metric_id,
+        hosts_weighted.stratum_id,
+        {%- for w in [1, 2, 3] %}
+            (count(*) - 1) * sum(hosts_weighted.weight_{{ w }}) as total_{{ w }}
+            {{- ',' if not loop.last }}
+        {%- endfor %}
+    from hosts_weighted
+    group by
+        hosts_weighted.classifier_id,
+        hosts_weighted.centrality_metric_id,
+        hosts_weighted.stratum_id
+),
+
+-- Pairs tied in x, in y, in both: a tie group G weighs (|G| - 1) * sum_G(w).
+{%- for tie in ['x', 'y', 'xy'] %}
+
+ties_{{ tie }} as (
+    select
+        tie_groups.classifier_id,
+        tie_groups.centrality_metric_id,
+        tie_groups.stratum_id,
+        {%- for w in [1, 2, 3] %}
+            sum(tie_groups.tie_weight_{{ w }}) as tie_weight_{{ w }}
+            {{- ',' if not loop.last }}
+        {%- endfor %}
+    from (
+        select
+            hosts_weighted.classifier_id,
+            hosts_weighted.centrality_metric_id,
+            hosts_weighted.stratum_id,
+            {%- for w in [1, 2, 3] %}
+                (count(*) - 1) * sum(hosts_weighted.weight_{{ w }})
+                    as tie_weight_{{ w }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from hosts_weighted
+        group by
+            hosts_weighted.classifier_id,
+            hosts_weighted.centrality_metric_id,
+            hosts_weighted.stratum_id,
+            {{ 'hosts_weighted.x, hosts_weighted.y' if tie == 'xy'
+                else 'hosts_weighted.' ~ tie }}
+    ) as tie_groups
+    group by
+        tie_groups.classifier_id,
+        tie_groups.centrality_metric_id,
+        tie_groups.stratum_id
+),
+{%- endfor %}
+
+-- Discordant pairs, each once: the first host has the smaller x and the larger y.
+discordant_weights as (
+    select
+        first_hosts.classifier_id,
+        first_hosts.centrality_metric_id,
+        first_hosts.stratum_id,
+        {%- for w in [1, 2, 3] %}
+            sum(first_hosts.weight_{{ w }} + second_hosts.weight_{{ w }})
+                as discordant_weight_{{ w }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from hosts_weighted as first_hosts
+    inner join hosts_weighted as second_hosts
+        on
+            first_hosts.classifier_id = second_hosts.classifier_id
+            and first_hosts.centrality_metric_id = second_hosts.centrality_metric_id
+            and first_hosts.stratum_id = second_hosts.stratum_id
+            and first_hosts.x < second_hosts.x
+            and first_hosts.y > second_hosts.y
+    group by
+        first_hosts.classifier_id,
+        first_hosts.centrality_metric_id,
+        first_hosts.stratum_id
+),
+
+-- tau = (total - ties_x - ties_y + ties_xy - 2 * discordant)
+--       / sqrt((total - ties_x) * (total - ties_y)), for each weighting
+taus as (
+    select
+        weight_totals.classifier_id,
+        weight_totals.centrality_metric_id,
+        weight_totals.stratum_id,
+        {%- for w in [1, 2, 3] %}
+            (
+                weight_totals.total_{{ w }}
+                - ties_x.tie_weight_{{ w }}
+                - ties_y.tie_weight_{{ w }}
+                + ties_xy.tie_weight_{{ w }}
+                - 2 * coalesce(discordant_weights.discordant_weight_{{ w }}, 0)
+            )
+            / nullif(
+                sqrt(weight_totals.total_{{ w }} - ties_x.tie_weight_{{ w }})
+                * sqrt(weight_totals.total_{{ w }} - ties_y.tie_weight_{{ w }}),
+                0
+            ) as tau_{{ w }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from weight_totals
+    inner join ties_x
+        on
+            weight_totals.classifier_id = ties_x.classifier_id
+            and weight_totals.centrality_metric_id = ties_x.centrality_metric_id
+            and weight_totals.stratum_id = ties_x.stratum_id
+    inner join ties_y
+        on
+            weight_totals.classifier_id = ties_y.classifier_id
+            and weight_totals.centrality_metric_id = ties_y.centrality_metric_id
+            and weight_totals.stratum_id = ties_y.stratum_id
+    inner join ties_xy
+        on
+            weight_totals.classifier_id = ties_xy.classifier_id
+            and weight_totals.centrality_metric_id = ties_xy.centrality_metric_id
+            and weight_totals.stratum_id = ties_xy.stratum_id
+    left join discordant_weights
+        on
+            weight_totals.classifier_id = discordant_weights.classifier_id
+            and weight_totals.centrality_metric_id
+            = discordant_weights.centrality_metric_id
+            and weight_totals.stratum_id = discordant_weights.stratum_id
+),
+
+centrality_quality_kendall as (
+    select
+        pair_groups.classifier,
+        pair_groups.centrality_metric,
+        pair_groups.stratum_type,
+        pair_groups.stratum,
+        pair_groups.host_count,
+        greatest(-1.0, least(1.0, taus.tau_1)) as kendall_tau_b,
+        (
+            greatest(-1.0, least(1.0, taus.tau_2))
+            + greatest(-1.0, least(1.0, taus.tau_3))
+        )
+        / 2 as weighted_tau
+    from pair_groups
+    inner join taus
+        on
+            pair_groups.classifier_id = taus.classifier_id
+            and pair_groups.centrality_metric_id = taus.centrality_metric_id
+            and pair_groups.stratum_id = taus.stratum_id
+)
+
+select * from centrality_quality_kendall
