@@ -106,15 +106,13 @@
 {% macro greedy_fill(
     hosts, budgets, partition_by, order_by, budget_pages='budget_pages', block_size=1024
 ) -%}
+    {%- set walk_position -%}
+        row_number() over (
+            partition by {{ partition_by | join(', ') }} order by {{ order_by }}
+        )
+    {%- endset %}
     (
         with
-
-        {%- set walk_position -%}
-            row_number() over (
-                    partition by {{ partition_by | join(', ') }}
-                    order by {{ order_by }}
-                )
-        {%- endset %}
 
         hosts_placed as (
             select

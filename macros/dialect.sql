@@ -16,11 +16,7 @@
 {%- endmacro %}
 
 {% macro spark__md5_number(expression) -%}
-    concat(
-        {%- for byte in range(15, -1, -1) %}
-            substr(md5({{ expression }}), {{ 2 * byte + 1 }}, 2){{ ',' if not loop.last }}
-        {%- endfor %}
-    )
+    array_join(reverse(regexp_extract_all(md5({{ expression }}), '..', 0)), '')
 {%- endmacro %}
 
 {# md5_number_type(): the type md5_number() has, to cast other order keys to it (a union
@@ -165,20 +161,26 @@
    the largest right_value below left_value (DuckDB's asof join, `kind` inner or left).
    Spark has no asof join: there each right row spans up to the next right_value, and
    the row whose span holds left_value is joined. Renders `<kind> join … on …`. #}
-{% macro asof_join(kind, right, alias, left, equal_columns, left_value, right_value) -%}
+{% macro asof_join(
+    kind, right, alias, left, equal_columns, left_value, right_value
+) -%}
     {{ return(adapter.dispatch('asof_join')(
         kind, right, alias, left, equal_columns, left_value, right_value
     )) }}
 {%- endmacro %}
 
-{% macro default__asof_join(kind, right, alias, left, equal_columns, left_value, right_value) -%}
+{% macro default__asof_join(
+    kind, right, alias, left, equal_columns, left_value, right_value
+) -%}
     asof {{ kind }} join {{ right }}{{ ' as ' ~ alias if alias != right }}
         on
             {{ columns_match(left, alias, equal_columns) }}
             and {{ left_value }} > {{ alias }}.{{ right_value }}
 {%- endmacro %}
 
-{% macro spark__asof_join(kind, right, alias, left, equal_columns, left_value, right_value) -%}
+{% macro spark__asof_join(
+    kind, right, alias, left, equal_columns, left_value, right_value
+) -%}
     {{ kind }} join (
         select
             {{ right }}.*,

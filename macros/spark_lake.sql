@@ -18,7 +18,9 @@
 
 {% macro spark__create_lake_tables() -%}
     {%- if execute -%}
-        {%- set lake = env_var('HOSTAWARE_LAKE', env_var('HOSTAWARE_HOME', 'data') ~ '/lake') -%}
+        {%- set lake = env_var(
+            'HOSTAWARE_LAKE', env_var('HOSTAWARE_HOME', 'data') ~ '/lake'
+        ) -%}
         {%- set schemas_created = [] -%}
         {%- for source in graph.sources.values()
             if source.config.meta.get('spark_lake_folders') -%}

@@ -53,12 +53,12 @@ pages_sampled as (
 
         ---------- numerics
         {% call list_of() %}
-            {%- for seed in seeds %}
+        {%- for seed in seeds %}
                 row_number() over (
                     partition by dataset_pages.dataset_id, dataset_pages.host_id
                     order by {{ md5_number("dataset_pages.doc_id || ':" ~ seed ~ "'") }}
                 )::integer{{ ',' if not loop.last }}
-            {%- endfor %}
+        {%- endfor %}
         {% endcall %} as sample_positions
 
     from dataset_pages

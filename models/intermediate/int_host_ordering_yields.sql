@@ -79,8 +79,9 @@ random_keys as (
     select
         universe_hosts.host_id,
         random_seeds.random_seed,
-        {{ md5_number("universe_hosts.surt_host_name || ':' || random_seeds.random_seed") }}
-            as random_key
+        {{ md5_number(
+            "universe_hosts.surt_host_name || ':' || random_seeds.random_seed"
+        ) }} as random_key
 
     from universe_hosts
     cross join random_seeds
@@ -334,7 +335,8 @@ boundary_block_hosts as (
         hosts_to_order.classifier_id,
         boundary_block_positions.policy_id,
         boundary_block_positions.random_seed,
-        {{ int_div('boundary_block_positions.order_position', block_size) }} as position_block,
+        {{ int_div('boundary_block_positions.order_position', block_size) }}
+            as position_block,
         boundary_block_positions.order_position,
         hosts_to_order.page_count,
         hosts_to_order.hq_page_count

@@ -114,7 +114,7 @@ signal_pages_renumbered as (
         signal_scores.score,
         signal_scores.is_hq,
         {% call list_of() %}
-            {%- for seed in seeds %}
+        {%- for seed in seeds %}
                 row_number() over (
                     partition by
                         signal_scores.dataset_id,
@@ -122,7 +122,7 @@ signal_pages_renumbered as (
                         partly_scored_host_pages.host_id
                     order by {{ list_element('partly_scored_host_pages.sample_positions', seed) }}
                 )::integer{{ ',' if not loop.last }}
-            {%- endfor %}
+        {%- endfor %}
         {% endcall %} as sample_positions
     from signal_scores
     inner join partly_scored_host_pages
@@ -166,7 +166,7 @@ hosts_sampled_by_seed as (
         count(*) as page_count,
         count(*) filter (where signal_pages_positioned.is_hq) as hq_page_count,
         {% call list_of() %}
-            {%- for seed in seeds %}
+        {%- for seed in seeds %}
                 {%- set position = list_element(
                     'signal_pages_positioned.sample_positions', seed
                 ) %}
@@ -187,10 +187,10 @@ hosts_sampled_by_seed as (
                     ),
                     0
                 ){{ ',' if not loop.last }}
-            {%- endfor %}
+        {%- endfor %}
         {% endcall %} as hq_sample_masks,
         {% call list_of() %}
-            {%- for seed in seeds %}
+        {%- for seed in seeds %}
                 {%- set position = list_element(
                     'signal_pages_positioned.sample_positions', seed
                 ) %}
@@ -199,7 +199,7 @@ hosts_sampled_by_seed as (
                     {{ position }}
                     <= {{ var('depth_sample_size') }}
                 )::double{{ ',' if not loop.last }}
-            {%- endfor %}
+        {%- endfor %}
         {% endcall %} as depth_sample_score_means
 
     from signal_pages_positioned

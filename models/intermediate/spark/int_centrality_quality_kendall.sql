@@ -20,14 +20,12 @@ pair_groups as (
         any_value(centrality_quality_pairs.stratum) as stratum,
         count(*) as host_count
     from centrality_quality_pairs
-    group by
-        centrality_quality_pairs.classifier_id,
-        centrality_quality_pairs.centrality_metric_id,
-        centrality_quality_pairs.stratum_id
+    group by all
 ),
 
--- Each host's weights: 1 for tau-b; for the weighted tau (scipy's weightedtau, hyperbolic
--- weigher), 1 / (n - position) in the lexicographic order by (x, y) and by (y, x).
+-- Each host's weights: 1 for tau-b; for the weighted tau (scipy's weightedtau,
+-- hyperbolic weigher), 1 / (n - position) in the lexicographic order by (x, y) and by
+-- (y, x) (weight_2, weight_3).
 hosts_weighted as (
     select
         centrality_quality_pairs.classifier_id,
@@ -37,30 +35,10 @@ hosts_weighted as (
         centrality_quality_pairs.quality_score_median as y,
         1.0 as weight_1,
         1.0 / (
-            count(*) over (stratum_hosts)
-            - row_number() over (
-                partition by
-                    centrality_quality_pairs.classifier_id,
-                    centrality_quality_pairs.centrality_metric_id,
-                    centrality_quality_pairs.stratum_id
-                order by
-                    centrality_quality_pairs.centrality_value,
-                    centrality_quality_pairs.quality_score_median
-            )
-            + 1
+            count(*) over (stratum_hosts) - row_number() over (by_xy) + 1
         ) as weight_2,
         1.0 / (
-            count(*) over (stratum_hosts)
-            - row_number() over (
-                partition by
-                    centrality_quality_pairs.classifier_id,
-                    centrality_quality_pairs.centrality_metric_id,
-                    centrality_quality_pairs.stratum_id
-                order by
-                    centrality_quality_pairs.quality_score_median,
-                    centrality_quality_pairs.centrality_value
-            )
-            + 1
+            count(*) over (stratum_hosts) - row_number() over (by_yx) + 1
         ) as weight_3
     from centrality_quality_pairs
     window
@@ -69,6 +47,24 @@ hosts_weighted as (
                 centrality_quality_pairs.classifier_id,
                 centrality_quality_pairs.centrality_metric_id,
                 centrality_quality_pairs.stratum_id
+        ),
+        by_xy as (
+            partition by
+                centrality_quality_pairs.classifier_id,
+                centrality_quality_pairs.centrality_metric_id,
+                centrality_quality_pairs.stratum_id
+            order by
+                centrality_quality_pairs.centrality_value,
+                centrality_quality_pairs.quality_score_median
+        ),
+        by_yx as (
+            partition by
+                centrality_quality_pairs.classifier_id,
+                centrality_quality_pairs.centrality_metric_id,
+                centrality_quality_pairs.stratum_id
+            order by
+                centrality_quality_pairs.quality_score_median,
+                centrality_quality_pairs.centrality_value
         )
 ),
 
@@ -78,51 +74,41 @@ weight_totals as (
         hosts_weighted.classifier_id,
         hosts_weighted.centrality_metric_id,
         hosts_weighted.stratum_id,
-        {%- for w in [1, 2, 3] %}
-            (count(*) - 1) * sum(hosts_weighted.weight_{{ w }}) as total_{{ w }}
-            {{- ',' if not loop.last }}
-        {%- endfor %}
+        (count(*) - 1) * sum(hosts_weighted.weight_1) as total_1,
+        (count(*) - 1) * sum(hosts_weighted.weight_2) as total_2,
+        (count(*) - 1) * sum(hosts_weighted.weight_3) as total_3
     from hosts_weighted
-    group by
-        hosts_weighted.classifier_id,
-        hosts_weighted.centrality_metric_id,
-        hosts_weighted.stratum_id
+    group by all
 ),
 
 -- Pairs tied in x, in y, in both: a tie group G weighs (|G| - 1) * sum_G(w).
 {%- for tie in ['x', 'y', 'xy'] %}
 
-ties_{{ tie }} as (
-    select
-        tie_groups.classifier_id,
-        tie_groups.centrality_metric_id,
-        tie_groups.stratum_id,
-        {%- for w in [1, 2, 3] %}
-            sum(tie_groups.tie_weight_{{ w }}) as tie_weight_{{ w }}
-            {{- ',' if not loop.last }}
-        {%- endfor %}
-    from (
+    tie_groups_{{ tie }} as (
         select
             hosts_weighted.classifier_id,
             hosts_weighted.centrality_metric_id,
             hosts_weighted.stratum_id,
-            {%- for w in [1, 2, 3] %}
-                (count(*) - 1) * sum(hosts_weighted.weight_{{ w }})
-                    as tie_weight_{{ w }}{{ ',' if not loop.last }}
-            {%- endfor %}
+        {{ 'hosts_weighted.x, hosts_weighted.y' if tie == 'xy'
+            else 'hosts_weighted.' ~ tie }},
+            (count(*) - 1) * sum(hosts_weighted.weight_1) as tie_weight_1,
+            (count(*) - 1) * sum(hosts_weighted.weight_2) as tie_weight_2,
+            (count(*) - 1) * sum(hosts_weighted.weight_3) as tie_weight_3
         from hosts_weighted
-        group by
-            hosts_weighted.classifier_id,
-            hosts_weighted.centrality_metric_id,
-            hosts_weighted.stratum_id,
-            {{ 'hosts_weighted.x, hosts_weighted.y' if tie == 'xy'
-                else 'hosts_weighted.' ~ tie }}
-    ) as tie_groups
-    group by
-        tie_groups.classifier_id,
-        tie_groups.centrality_metric_id,
-        tie_groups.stratum_id
-),
+        group by all
+    ),
+
+    ties_{{ tie }} as (
+        select
+            tie_groups_{{ tie }}.classifier_id,
+            tie_groups_{{ tie }}.centrality_metric_id,
+            tie_groups_{{ tie }}.stratum_id,
+            sum(tie_groups_{{ tie }}.tie_weight_1) as tie_weight_1,
+            sum(tie_groups_{{ tie }}.tie_weight_2) as tie_weight_2,
+            sum(tie_groups_{{ tie }}.tie_weight_3) as tie_weight_3
+        from tie_groups_{{ tie }}
+        group by all
+    ),
 {%- endfor %}
 
 -- Discordant pairs, each once: the first host has the smaller x and the larger y.
@@ -131,10 +117,9 @@ discordant_weights as (
         first_hosts.classifier_id,
         first_hosts.centrality_metric_id,
         first_hosts.stratum_id,
-        {%- for w in [1, 2, 3] %}
-            sum(first_hosts.weight_{{ w }} + second_hosts.weight_{{ w }})
-                as discordant_weight_{{ w }}{{ ',' if not loop.last }}
-        {%- endfor %}
+        sum(first_hosts.weight_1 + second_hosts.weight_1) as discordant_weight_1,
+        sum(first_hosts.weight_2 + second_hosts.weight_2) as discordant_weight_2,
+        sum(first_hosts.weight_3 + second_hosts.weight_3) as discordant_weight_3
     from hosts_weighted as first_hosts
     inner join hosts_weighted as second_hosts
         on
@@ -143,10 +128,7 @@ discordant_weights as (
             and first_hosts.stratum_id = second_hosts.stratum_id
             and first_hosts.x < second_hosts.x
             and first_hosts.y > second_hosts.y
-    group by
-        first_hosts.classifier_id,
-        first_hosts.centrality_metric_id,
-        first_hosts.stratum_id
+    group by all
 ),
 
 -- tau = (total - ties_x - ties_y + ties_xy - 2 * discordant)
@@ -156,20 +138,42 @@ taus as (
         weight_totals.classifier_id,
         weight_totals.centrality_metric_id,
         weight_totals.stratum_id,
-        {%- for w in [1, 2, 3] %}
-            (
-                weight_totals.total_{{ w }}
-                - ties_x.tie_weight_{{ w }}
-                - ties_y.tie_weight_{{ w }}
-                + ties_xy.tie_weight_{{ w }}
-                - 2 * coalesce(discordant_weights.discordant_weight_{{ w }}, 0)
-            )
-            / nullif(
-                sqrt(weight_totals.total_{{ w }} - ties_x.tie_weight_{{ w }})
-                * sqrt(weight_totals.total_{{ w }} - ties_y.tie_weight_{{ w }}),
-                0
-            ) as tau_{{ w }}{{ ',' if not loop.last }}
-        {%- endfor %}
+        (
+            weight_totals.total_1
+            - ties_x.tie_weight_1
+            - ties_y.tie_weight_1
+            + ties_xy.tie_weight_1
+            - 2 * coalesce(discordant_weights.discordant_weight_1, 0)
+        )
+        / nullif(
+            sqrt(weight_totals.total_1 - ties_x.tie_weight_1)
+            * sqrt(weight_totals.total_1 - ties_y.tie_weight_1),
+            0
+        ) as tau_1,
+        (
+            weight_totals.total_2
+            - ties_x.tie_weight_2
+            - ties_y.tie_weight_2
+            + ties_xy.tie_weight_2
+            - 2 * coalesce(discordant_weights.discordant_weight_2, 0)
+        )
+        / nullif(
+            sqrt(weight_totals.total_2 - ties_x.tie_weight_2)
+            * sqrt(weight_totals.total_2 - ties_y.tie_weight_2),
+            0
+        ) as tau_2,
+        (
+            weight_totals.total_3
+            - ties_x.tie_weight_3
+            - ties_y.tie_weight_3
+            + ties_xy.tie_weight_3
+            - 2 * coalesce(discordant_weights.discordant_weight_3, 0)
+        )
+        / nullif(
+            sqrt(weight_totals.total_3 - ties_x.tie_weight_3)
+            * sqrt(weight_totals.total_3 - ties_y.tie_weight_3),
+            0
+        ) as tau_3
     from weight_totals
     inner join ties_x
         on
