@@ -129,9 +129,9 @@
             select
                 {{ qualified_columns('hosts_placed', partition_by) }},
                 hosts_placed.walk_block,
-                sum(sum(hosts_placed.page_count)) over (blocks_so_far)
+                (sum(sum(hosts_placed.page_count)) over blocks_so_far)
                 - sum(hosts_placed.page_count) as pages_before_block,
-                sum(sum(hosts_placed.hq_page_count)) over (blocks_so_far)
+                (sum(sum(hosts_placed.hq_page_count)) over blocks_so_far)
                 - sum(hosts_placed.hq_page_count) as hq_pages_before_block
 
             from hosts_placed
@@ -163,9 +163,9 @@
         boundary_block_hosts as (
             select
                 hosts_placed.*,
-                sum(hosts_placed.page_count) over (hosts_so_far)
+                (sum(hosts_placed.page_count) over hosts_so_far)
                 - hosts_placed.page_count as pages_before_in_block,
-                sum(hosts_placed.hq_page_count) over (hosts_so_far)
+                (sum(hosts_placed.hq_page_count) over hosts_so_far)
                 - hosts_placed.hq_page_count as hq_pages_before_in_block
 
             from hosts_placed

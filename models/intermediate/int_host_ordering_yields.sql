@@ -216,11 +216,11 @@ blocks_cumulated as (
         ordered_host_sums.policy_id,
         ordered_host_sums.random_seed,
         ordered_host_sums.position_block,
-        sum(ordered_host_sums.page_count) over (blocks_so_far)
+        (sum(ordered_host_sums.page_count) over blocks_so_far)
         - ordered_host_sums.page_count as pages_before_block,
-        sum(ordered_host_sums.hq_page_count) over (blocks_so_far)
+        (sum(ordered_host_sums.hq_page_count) over blocks_so_far)
         - ordered_host_sums.hq_page_count as hq_pages_before_block,
-        sum(ordered_host_sums.host_count) over (blocks_so_far)
+        (sum(ordered_host_sums.host_count) over blocks_so_far)
         - ordered_host_sums.host_count as hosts_before_block
 
     from ordered_host_sums
@@ -361,9 +361,9 @@ boundary_block_hosts as (
 boundary_block_hosts_cumulated as (
     select
         boundary_block_hosts.*,
-        sum(boundary_block_hosts.page_count) over (hosts_so_far)
+        (sum(boundary_block_hosts.page_count) over hosts_so_far)
         - boundary_block_hosts.page_count as pages_before_in_block,
-        sum(boundary_block_hosts.hq_page_count) over (hosts_so_far)
+        (sum(boundary_block_hosts.hq_page_count) over hosts_so_far)
         - boundary_block_hosts.hq_page_count as hq_pages_before_in_block,
         count(*) over hosts_so_far as host_rank_in_block
 

@@ -126,7 +126,7 @@ density_pairs as (
             {{ density }}_counts.host_set_id,
             {{ density }}_counts.sample_size,
             {{ density }}_counts.{{ density }},
-            sum({{ density }}_counts.host_count) over (value_order)
+            (sum({{ density }}_counts.host_count) over value_order)
             - ({{ density }}_counts.host_count - 1) / 2 as {{ density }}_rank
 
         from {{ density }}_counts
