@@ -33,11 +33,11 @@ hosts_weighted as (
         centrality_quality_pairs.stratum_id,
         centrality_quality_pairs.centrality_value as x,
         centrality_quality_pairs.quality_score_median as y,
-        1.0 as weight_1,
-        1.0 / (
+        cast(1 as double) as weight_1,
+        cast(1 as double) / (
             count(*) over (stratum_hosts) - row_number() over (by_xy) + 1
         ) as weight_2,
-        1.0 / (
+        cast(1 as double) / (
             count(*) over (stratum_hosts) - row_number() over (by_yx) + 1
         ) as weight_3
     from centrality_quality_pairs
