@@ -97,7 +97,9 @@ warehouse-test: venv
 # HOSTAWARE_SPARK_MASTER says otherwise) into the Spark warehouse folder SPARK_WAREHOUSE: its
 # own target/ and logs/ folders, so that it never disturbs the DuckDB build's.
 SPARK_WAREHOUSE ?= $(HOSTAWARE_HOME)/spark-warehouse
-SPARK_DBT = HOSTAWARE_SPARK_WAREHOUSE=$(SPARK_WAREHOUSE) $(VENV_SPARK)/bin/dbt
+SPARK_CONF_DIR ?= $(CURDIR)/spark-conf
+SPARK_DBT = HOSTAWARE_SPARK_WAREHOUSE=$(SPARK_WAREHOUSE) SPARK_CONF_DIR=$(SPARK_CONF_DIR) \
+	$(VENV_SPARK)/bin/dbt
 SPARK_DBT_FLAGS = --target spark --target-path target/spark --log-path logs/spark --quiet
 spark-build: spark-venv
 	$(SPARK_DBT) build $(SPARK_DBT_FLAGS) $(SPARK_BUILD_ARGS)

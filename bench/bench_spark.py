@@ -79,6 +79,7 @@ def main() -> int:
     )
     env = dict(os.environ, HOSTAWARE_HOME=str(home), DBT_PROFILES_DIR=str(work))
     env.update(DBT_SEND_ANONYMOUS_USAGE_STATS="false", PYTHONHASHSEED="0")
+    env.setdefault("SPARK_CONF_DIR", str(PROJECT / "spark-conf"))  # Spark logs errors only
     env["WAREHOUSE_PATH"] = str(work / "warehouse.duckdb")
     env["HOSTAWARE_SPARK_WAREHOUSE"] = str(work / "spark-warehouse")
     engines = {"duckdb": ("dev", PROJECT / ".venv" / "bin" / "dbt"),
