@@ -1,12 +1,15 @@
 # hostaware: the one way in. `make demo` runs the whole pipeline on the demo crawl; `make test`
-# runs lint, pytest, a dbt build on the tiny crawl and the reference checks of its marts. Both
-# create .venv from the lock first.
+# runs lint, pytest, a dbt build on the tiny crawl and the reference checks of its marts, then
+# the same build on Spark checked against DuckDB's. Both create .venv from the lock first
+# (`make spark-test` also .venv-spark, dbt-spark's own environment).
 
 SHELL := /bin/bash
 PYTHON_BOOTSTRAP ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 DBT := $(VENV)/bin/dbt
+# dbt-spark and pyspark (~400MB) live apart, so that the DuckDB path stays light
+VENV_SPARK := .venv-spark
 SEED ?= 20241010
 
 export HOSTAWARE_HOME ?= $(CURDIR)/data
@@ -19,7 +22,8 @@ RAW = $(HOSTAWARE_HOME)/raw
 # The tiny crawl that `make test` builds lives apart from the demo's data.
 TEST_HOME := $(CURDIR)/build/test-home
 
-.PHONY: demo test venv lint pytest synth-demo ingest build demo-check dbt-test-build warehouse-test clean
+.PHONY: demo test venv lint pytest synth-demo ingest build demo-check dbt-test-build warehouse-test clean \
+	spark-venv spark-build spark-test
 
 venv: $(VENV)/.installed
 
@@ -28,6 +32,14 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --no-deps -r requirements.txt
 	touch $@
+
+$(VENV_SPARK)/.installed: requirements-spark.txt
+	$(PYTHON_BOOTSTRAP) -m venv $(VENV_SPARK)
+	$(VENV_SPARK)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV_SPARK)/bin/python -m pip install --quiet --no-deps -r requirements-spark.txt
+	touch $@
+
+spark-venv: $(VENV_SPARK)/.installed
 
 demo: venv synth-demo ingest build demo-check report
 
@@ -68,7 +80,7 @@ demo-check: venv
 report: venv
 	$(PY) -m report
 
-test: venv browser lint pytest dbt-test-build warehouse-test
+test: venv browser lint pytest dbt-test-build warehouse-test spark-test
 
 lint: venv
 	$(VENV)/bin/ruff check .
@@ -76,7 +88,7 @@ lint: venv
 	$(VENV)/bin/sqlfluff lint models macros tests/singular --templater jinja
 
 pytest: venv
-	$(PY) -m pytest -q -m "not warehouse and not demo"
+	$(PY) -m pytest -q -m "not warehouse and not demo and not spark"
 
 dbt-test-build: venv
 	rm -rf $(TEST_HOME)
@@ -87,6 +99,29 @@ dbt-test-build: venv
 # Reference checks of the marts against scipy/pandas on the warehouse dbt-test-build made.
 warehouse-test: venv
 	HOSTAWARE_TEST_WAREHOUSE=$(TEST_HOME)/warehouse.duckdb $(PY) -m pytest -q -m warehouse
+
+# The lake under $(HOSTAWARE_HOME) built on Spark (dbt-spark's session method, local[2] unless
+# HOSTAWARE_SPARK_MASTER says otherwise) into the Spark warehouse folder SPARK_WAREHOUSE: its
+# own target/ and logs/ folders, so that it never disturbs the DuckDB build's.
+SPARK_WAREHOUSE ?= $(HOSTAWARE_HOME)/spark-warehouse
+SPARK_CONF_DIR ?= $(CURDIR)/spark-conf
+SPARK_DBT = HOSTAWARE_SPARK_WAREHOUSE=$(SPARK_WAREHOUSE) SPARK_CONF_DIR=$(SPARK_CONF_DIR) \
+	$(VENV_SPARK)/bin/dbt
+SPARK_DBT_FLAGS = --target spark --target-path target/spark --log-path logs/spark --quiet
+spark-build: spark-venv
+	$(SPARK_DBT) build $(SPARK_DBT_FLAGS) $(SPARK_BUILD_ARGS)
+
+# The tiny crawl (dbt-test-build's lake) built again on Spark, from an empty Spark warehouse;
+# every mart's rows are then compared with the DuckDB warehouse's (numbers to 1e-9). Unit
+# tests run on DuckDB only: they pin SQL logic the two engines share.
+SPARK_TEST_WAREHOUSE := $(CURDIR)/build/spark-test-warehouse
+spark-test: venv spark-venv
+	rm -rf $(SPARK_TEST_WAREHOUSE)
+	$(MAKE) --no-print-directory spark-build HOSTAWARE_HOME=$(TEST_HOME) \
+		SPARK_WAREHOUSE=$(SPARK_TEST_WAREHOUSE) SPARK_BUILD_ARGS="--exclude-resource-type unit_test"
+	HOSTAWARE_TEST_WAREHOUSE=$(TEST_HOME)/warehouse.duckdb \
+		HOSTAWARE_SPARK_TABLES=$(SPARK_TEST_WAREHOUSE)/hostaware.db \
+		$(PY) -m pytest -q -m spark tests/test_spark_matches_duckdb.py
 
 # Debian's Chromium for the report's browser test (tests/test_report_browser.py drives it with
 # playwright; never `playwright install`). Installed when missing, as root or through sudo.

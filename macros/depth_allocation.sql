@@ -48,11 +48,13 @@
                     order by fill_levels.fill_level
                 ),
                 levels_below as (
-                    levels_in_order
+                    partition by {{ partition_by | join(', ') }}
+                    order by fill_levels.fill_level
                     rows between unbounded preceding and 1 preceding
                 ),
                 levels_from_here as (
-                    levels_in_order
+                    partition by {{ partition_by | join(', ') }}
+                    order by fill_levels.fill_level
                     rows between current row and unbounded following
                 )
         ),
@@ -79,10 +81,10 @@
             * fill_level_spans.hq_weight_from_here as hq_expected
 
         from {{ budgets }}
-        asof inner join fill_level_spans
-            on
-                {{ columns_match(budgets, 'fill_level_spans', partition_by) }}
-                and {{ budgets }}.{{ budget_pages }} > fill_level_spans.pages_at_span_start
+        {{ asof_join(
+            'inner', 'fill_level_spans', 'fill_level_spans', budgets, partition_by,
+            budgets ~ '.' ~ budget_pages, 'pages_at_span_start'
+        ) }}
     )
 {%- endmacro %}
 
@@ -104,6 +106,11 @@
 {% macro greedy_fill(
     hosts, budgets, partition_by, order_by, budget_pages='budget_pages', block_size=1024
 ) -%}
+    {%- set walk_position -%}
+        row_number() over (
+            partition by {{ partition_by | join(', ') }} order by {{ order_by }}
+        )
+    {%- endset %}
     (
         with
 
@@ -112,14 +119,8 @@
                 {{ qualified_columns(hosts, partition_by) }},
                 {{ hosts }}.page_count,
                 {{ hosts }}.hq_page_count,
-                row_number() over (
-                    partition by {{ partition_by | join(', ') }}
-                    order by {{ order_by }}
-                ) // {{ block_size }} as walk_block,
-                row_number() over (
-                    partition by {{ partition_by | join(', ') }}
-                    order by {{ order_by }}
-                ) as walk_position
+                {{ int_div(walk_position, block_size) }} as walk_block,
+                {{ walk_position }} as walk_position
 
             from {{ hosts }}
         ),
@@ -128,9 +129,9 @@
             select
                 {{ qualified_columns('hosts_placed', partition_by) }},
                 hosts_placed.walk_block,
-                sum(sum(hosts_placed.page_count)) over blocks_so_far
+                (sum(sum(hosts_placed.page_count)) over blocks_so_far)
                 - sum(hosts_placed.page_count) as pages_before_block,
-                sum(sum(hosts_placed.hq_page_count)) over blocks_so_far
+                (sum(sum(hosts_placed.hq_page_count)) over blocks_so_far)
                 - sum(hosts_placed.hq_page_count) as hq_pages_before_block
 
             from hosts_placed
@@ -153,18 +154,18 @@
                 blocks_walked.hq_pages_before_block
 
             from {{ budgets }}
-            asof left join blocks_walked
-                on
-                    {{ columns_match(budgets, 'blocks_walked', partition_by) }}
-                    and {{ budgets }}.{{ budget_pages }} > blocks_walked.pages_before_block
+            {{ asof_join(
+                'left', 'blocks_walked', 'blocks_walked', budgets, partition_by,
+                budgets ~ '.' ~ budget_pages, 'pages_before_block'
+            ) }}
         ),
 
         boundary_block_hosts as (
             select
                 hosts_placed.*,
-                sum(hosts_placed.page_count) over hosts_so_far
+                (sum(hosts_placed.page_count) over hosts_so_far)
                 - hosts_placed.page_count as pages_before_in_block,
-                sum(hosts_placed.hq_page_count) over hosts_so_far
+                (sum(hosts_placed.hq_page_count) over hosts_so_far)
                 - hosts_placed.hq_page_count as hq_pages_before_in_block
 
             from hosts_placed
@@ -183,9 +184,10 @@
         )
 
         select
-            budget_blocks.* exclude (
-                walk_block, pages_before_block, hq_pages_before_block
-            ),
+            {{ star_exclude(
+                'budget_blocks',
+                ['walk_block', 'pages_before_block', 'hq_pages_before_block']
+            ) }},
             -- a budget beyond the last host takes it whole, no more
             budget_blocks.hq_pages_before_block
             + boundary_block_hosts.hq_pages_before_in_block
@@ -199,12 +201,12 @@
             * boundary_block_hosts.hq_page_count as hq_expected
 
         from budget_blocks
-        asof left join boundary_block_hosts
-            on
-                {{ columns_match('budget_blocks', 'boundary_block_hosts', partition_by) }}
-                and budget_blocks.walk_block = boundary_block_hosts.walk_block
-                and budget_blocks.{{ budget_pages }} - budget_blocks.pages_before_block
-                > boundary_block_hosts.pages_before_in_block
+        {{ asof_join(
+            'left', 'boundary_block_hosts', 'boundary_block_hosts', 'budget_blocks',
+            partition_by + ['walk_block'],
+            'budget_blocks.' ~ budget_pages ~ ' - budget_blocks.pages_before_block',
+            'pages_before_in_block'
+        ) }}
     )
 {%- endmacro %}
 

@@ -1,7 +1,7 @@
 {# The input-file key in a lake part's name (part-<key>.parquet). It joins lake
    rows to the manifest row that committed them. #}
 {% macro lake_part_key(filename_column) -%}
-    regexp_extract({{ filename_column }}, 'part-([0-9a-f]+)\.parquet$', 1)
+    regexp_extract({{ filename_column }}, 'part-([0-9a-f]+)[.]parquet$', 1)
 {%- endmacro %}
 
 {# The same key from a manifest row: its part_key, or, for manifests written

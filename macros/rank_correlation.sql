@@ -17,8 +17,8 @@
     sum({{ weight }} * ({{ x }} - {{ x_mean }}) * ({{ y }} - {{ y_mean }}))
     / nullif(
         sqrt(
-            sum({{ weight }} * ({{ x }} - {{ x_mean }}) ** 2)
-            * sum({{ weight }} * ({{ y }} - {{ y_mean }}) ** 2)
+            sum({{ weight }} * power({{ x }} - {{ x_mean }}, 2))
+            * sum({{ weight }} * power({{ y }} - {{ y_mean }}, 2))
         ),
         0
     )

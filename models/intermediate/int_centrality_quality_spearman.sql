@@ -4,7 +4,7 @@ with
 
 -- read twice (names, ranks): not materialized, as scanning the table twice is cheaper
 -- than a copy of its 19M rows
-centrality_quality_pairs as not materialized (
+centrality_quality_pairs as {{ not_materialized() }} (
     select * from {{ ref('int_centrality_quality_pairs') }}
 ),
 

@@ -60,7 +60,7 @@ dataset_hosts_keyed as (
         dataset_hosts.hc_val,
         -- ties of the greedy orders are broken by the md5 of the host (SPEC A4), as a
         -- number: cheaper to sort than its hex text
-        md5_number(dataset_hosts.surt_host_name) as tie_breaker
+        {{ md5_number('dataset_hosts.surt_host_name') }} as tie_breaker
 
     from dataset_hosts
 )

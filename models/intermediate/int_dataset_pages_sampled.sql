@@ -52,14 +52,14 @@ pages_sampled as (
         dataset_pages.doc_id,
 
         ---------- numerics
-        [
-            {%- for seed in seeds %}
+        {% call list_of() %}
+        {%- for seed in seeds %}
                 row_number() over (
                     partition by dataset_pages.dataset_id, dataset_pages.host_id
-                    order by md5_number(dataset_pages.doc_id || ':{{ seed }}')
+                    order by {{ md5_number("dataset_pages.doc_id || ':" ~ seed ~ "'") }}
                 )::integer{{ ',' if not loop.last }}
-            {%- endfor %}
-        ] as sample_positions
+        {%- endfor %}
+        {% endcall %} as sample_positions
 
     from dataset_pages
 )

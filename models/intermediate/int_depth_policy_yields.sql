@@ -12,7 +12,7 @@ with
 
 -- read twice (the universe, the samples): scanning the table again is cheaper than
 -- holding its rows in memory; likewise the sampled hosts below
-host_samples as not materialized (
+host_samples as {{ not_materialized() }} (
     select * from {{ ref('int_host_samples') }}
 ),
 
@@ -25,7 +25,7 @@ dataset_signals as (
 ),
 
 budget_shares as (
-    select unnest({{ var('budget_shares') }})::double as budget_share
+    select {{ unnest_values(var('budget_shares'), 'double') }} as budget_share
 ),
 
 policies as (
@@ -65,7 +65,7 @@ depth_hosts as (
         host_samples.sample_seed = 1  -- page and HQ counts are the same for every seed
         and host_samples.page_count >= {{ var('min_docs_per_host') }}
         and {{ hc_weight }} > 0
-        and isfinite({{ hc_weight }})
+        and {{ is_finite(hc_weight) }}
 ),
 
 universe_totals as (
@@ -154,7 +154,7 @@ oracle_filled as {{ greedy_fill(
 ------------------------------------------------------------------ sample then deepen
 
 -- Phase 1 (SPEC A6): the first k sampled pages of every host, and their actual HQ.
-sampled_hosts as not materialized (
+sampled_hosts as {{ not_materialized() }} (
     select
         host_samples.dataset_id,
         host_samples.classifier_id,

@@ -15,11 +15,13 @@ classifiers as (
 ),
 
 random_seeds as (
-    select unnest(range(1, {{ var('random_seeds') }} + 1))::integer as random_seed
+    select
+        {{ unnest_values(range(1, (var('random_seeds') | int) + 1), 'integer') }}
+            as random_seed
 ),
 
 budget_shares as (
-    select unnest({{ var('budget_shares') }})::double as budget_share
+    select {{ unnest_values(var('budget_shares'), 'double') }} as budget_share
 ),
 
 policies as (
@@ -49,7 +51,7 @@ universe_hosts as (
         any_value(host_universe.hc_val) as hc_val,
         any_value(host_universe.pr_val) as pr_val,
         any_value(host_universe.fetched_url_count) as fetched_url_count,
-        md5_number(any_value(host_universe.surt_host_name)) as tie_breaker
+        {{ md5_number('any_value(host_universe.surt_host_name)') }} as tie_breaker
 
     from host_universe
     group by all
@@ -77,8 +79,9 @@ random_keys as (
     select
         universe_hosts.host_id,
         random_seeds.random_seed,
-        md5_number(universe_hosts.surt_host_name || ':' || random_seeds.random_seed)
-            as random_key
+        {{ md5_number(
+            "universe_hosts.surt_host_name || ':' || random_seeds.random_seed"
+        ) }} as random_key
 
     from universe_hosts
     cross join random_seeds
@@ -179,7 +182,7 @@ ordered_host_sums as (
         hosts_ordered.classifier_id,
         hosts_ordered.policy_id,
         hosts_ordered.random_seed,
-        hosts_ordered.order_position // {{ block_size }} as position_block,
+        {{ int_div('hosts_ordered.order_position', block_size) }} as position_block,
         hosts_ordered.tld_id,
         grouping(hosts_ordered.tld_id) = 1 as is_block_sum,  -- noqa: RF03
         sum(hosts_ordered.page_count) as page_count,
@@ -213,11 +216,11 @@ blocks_cumulated as (
         ordered_host_sums.policy_id,
         ordered_host_sums.random_seed,
         ordered_host_sums.position_block,
-        sum(ordered_host_sums.page_count) over blocks_so_far
+        (sum(ordered_host_sums.page_count) over blocks_so_far)
         - ordered_host_sums.page_count as pages_before_block,
-        sum(ordered_host_sums.hq_page_count) over blocks_so_far
+        (sum(ordered_host_sums.hq_page_count) over blocks_so_far)
         - ordered_host_sums.hq_page_count as hq_pages_before_block,
-        sum(ordered_host_sums.host_count) over blocks_so_far
+        (sum(ordered_host_sums.host_count) over blocks_so_far)
         - ordered_host_sums.host_count as hosts_before_block
 
     from ordered_host_sums
@@ -281,12 +284,11 @@ budget_blocks as (
         - blocks_cumulated.pages_before_block as pages_fetched_in_block
 
     from budgets
-    asof inner join blocks_cumulated
-        on
-            budgets.classifier_id = blocks_cumulated.classifier_id
-            and budgets.policy_id = blocks_cumulated.policy_id
-            and budgets.random_seed = blocks_cumulated.random_seed
-            and budgets.pages_fetched > blocks_cumulated.pages_before_block
+    {{ asof_join(
+        'inner', 'blocks_cumulated', 'blocks_cumulated', 'budgets',
+        ['classifier_id', 'policy_id', 'random_seed'],
+        'budgets.pages_fetched', 'pages_before_block'
+    ) }}
 ),
 
 -- The hosts of those blocks, found from the (small) list of blocks: the shared orders'
@@ -310,16 +312,21 @@ boundary_block_positions as (
         on
             shared_positions.policy_id = boundary_blocks.policy_id
             and shared_positions.random_seed = boundary_blocks.random_seed
-            and shared_positions.order_position // {{ block_size }}
+            and {{ int_div('shared_positions.order_position', block_size) }}
             = boundary_blocks.position_block
-    union all by name
-    select oracle_positions.*
+    union all
+    select
+        oracle_positions.host_id,
+        oracle_positions.policy_id,
+        oracle_positions.random_seed,
+        oracle_positions.order_position,
+        oracle_positions.classifier_id
     from oracle_positions
     semi join boundary_blocks
         on
             oracle_positions.classifier_id = boundary_blocks.classifier_id
             and oracle_positions.policy_id = boundary_blocks.policy_id
-            and oracle_positions.order_position // {{ block_size }}
+            and {{ int_div('oracle_positions.order_position', block_size) }}
             = boundary_blocks.position_block
 ),
 
@@ -328,7 +335,8 @@ boundary_block_hosts as (
         hosts_to_order.classifier_id,
         boundary_block_positions.policy_id,
         boundary_block_positions.random_seed,
-        boundary_block_positions.order_position // {{ block_size }} as position_block,
+        {{ int_div('boundary_block_positions.order_position', block_size) }}
+            as position_block,
         boundary_block_positions.order_position,
         hosts_to_order.page_count,
         hosts_to_order.hq_page_count
@@ -345,7 +353,7 @@ boundary_block_hosts as (
             hosts_to_order.classifier_id = boundary_blocks.classifier_id
             and boundary_block_positions.policy_id = boundary_blocks.policy_id
             and boundary_block_positions.random_seed = boundary_blocks.random_seed
-            and boundary_block_positions.order_position // {{ block_size }}
+            and {{ int_div('boundary_block_positions.order_position', block_size) }}
             = boundary_blocks.position_block
 ),
 
@@ -353,9 +361,9 @@ boundary_block_hosts as (
 boundary_block_hosts_cumulated as (
     select
         boundary_block_hosts.*,
-        sum(boundary_block_hosts.page_count) over hosts_so_far
+        (sum(boundary_block_hosts.page_count) over hosts_so_far)
         - boundary_block_hosts.page_count as pages_before_in_block,
-        sum(boundary_block_hosts.hq_page_count) over hosts_so_far
+        (sum(boundary_block_hosts.hq_page_count) over hosts_so_far)
         - boundary_block_hosts.hq_page_count as hq_pages_before_in_block,
         count(*) over hosts_so_far as host_rank_in_block
 
@@ -388,13 +396,11 @@ budget_boundaries as (
         boundary.hq_page_count as boundary_hq_page_count
 
     from budget_blocks
-    asof inner join boundary_block_hosts_cumulated as boundary
-        on
-            budget_blocks.classifier_id = boundary.classifier_id
-            and budget_blocks.policy_id = boundary.policy_id
-            and budget_blocks.random_seed = boundary.random_seed
-            and budget_blocks.position_block = boundary.position_block
-            and budget_blocks.pages_fetched_in_block > boundary.pages_before_in_block
+    {{ asof_join(
+        'inner', 'boundary_block_hosts_cumulated', 'boundary', 'budget_blocks',
+        ['classifier_id', 'policy_id', 'random_seed', 'position_block'],
+        'budget_blocks.pages_fetched_in_block', 'pages_before_in_block'
+    ) }}
 ),
 
 budget_tld_counts as (

@@ -15,7 +15,7 @@ with
 
 -- read twice (every page, the pages of incompletely scored hosts): a table scan is
 -- cheaper than holding it in memory
-pages_sampled as not materialized (
+pages_sampled as {{ not_materialized() }} (
     select * from {{ ref('int_dataset_pages_sampled') }}
 ),
 
@@ -41,7 +41,7 @@ hosts_profiled as (
 
 -- Each signal's scores: the classifiers' of the sample's documents, GneissWeb's of the
 -- crawl's annotated pages. Read twice below; reading the files again is cheaper.
-signal_scores as not materialized (
+signal_scores as {{ not_materialized() }} (
     select
         dataset_signals.dataset_id,
         dataset_signals.classifier_id,
@@ -113,17 +113,17 @@ signal_pages_renumbered as (
         partly_scored_host_pages.host_id,
         signal_scores.score,
         signal_scores.is_hq,
-        [
-            {%- for seed in seeds %}
+        {% call list_of() %}
+        {%- for seed in seeds %}
                 row_number() over (
                     partition by
                         signal_scores.dataset_id,
                         signal_scores.classifier_id,
                         partly_scored_host_pages.host_id
-                    order by partly_scored_host_pages.sample_positions[{{ seed }}]
+                    order by {{ list_element('partly_scored_host_pages.sample_positions', seed) }}
                 )::integer{{ ',' if not loop.last }}
-            {%- endfor %}
-        ] as sample_positions
+        {%- endfor %}
+        {% endcall %} as sample_positions
     from signal_scores
     inner join partly_scored_host_pages
         on
@@ -141,9 +141,14 @@ signal_pages_positioned as (
         signal_pages.*,
         false as is_renumbered
     from signal_pages
-    union all by name
+    union all
     select
-        signal_pages_renumbered.*,
+        signal_pages_renumbered.dataset_id,
+        signal_pages_renumbered.classifier_id,
+        signal_pages_renumbered.host_id,
+        signal_pages_renumbered.sample_positions,
+        signal_pages_renumbered.score,
+        signal_pages_renumbered.is_hq,
         true as is_renumbered
     from signal_pages_renumbered
 ),
@@ -160,36 +165,42 @@ hosts_sampled_by_seed as (
         signal_pages_positioned.is_renumbered,
         count(*) as page_count,
         count(*) filter (where signal_pages_positioned.is_hq) as hq_page_count,
-        [
-            {%- for seed in seeds %}
+        {% call list_of() %}
+        {%- for seed in seeds %}
+                {%- set position = list_element(
+                    'signal_pages_positioned.sample_positions', seed
+                ) %}
                 coalesce(
                     -- a case, not a filter: the shift must not see the later positions
                     bit_or(
                         case
                             when
                                 signal_pages_positioned.is_hq
-                                and signal_pages_positioned.sample_positions[{{ seed }}]
+                                and {{ position }}
                                 <= {{ mask_positions }}
                                 then
                                     1::bigint << (
-                                        signal_pages_positioned.sample_positions[{{ seed }}]
+                                        {{ position }}
                                         - 1
                                     )
                         end
                     ),
                     0
                 ){{ ',' if not loop.last }}
-            {%- endfor %}
-        ] as hq_sample_masks,
-        [
-            {%- for seed in seeds %}
+        {%- endfor %}
+        {% endcall %} as hq_sample_masks,
+        {% call list_of() %}
+        {%- for seed in seeds %}
+                {%- set position = list_element(
+                    'signal_pages_positioned.sample_positions', seed
+                ) %}
                 avg(signal_pages_positioned.score::decimal(38, 15)) filter (
                     where
-                    signal_pages_positioned.sample_positions[{{ seed }}]
+                    {{ position }}
                     <= {{ var('depth_sample_size') }}
                 )::double{{ ',' if not loop.last }}
-            {%- endfor %}
-        ] as depth_sample_score_means
+        {%- endfor %}
+        {% endcall %} as depth_sample_score_means
 
     from signal_pages_positioned
     group by all
@@ -218,14 +229,17 @@ host_samples as (
         hosts_sampled_by_seed_kept.dataset_id,
         hosts_sampled_by_seed_kept.classifier_id,
         hosts_sampled_by_seed_kept.host_id,
-        unnest(range(1, {{ var('sample_seeds') }} + 1))::integer as sample_seed,
 
         ---------- numerics
         hosts_sampled_by_seed_kept.page_count,
         hosts_sampled_by_seed_kept.hq_page_count,
-        unnest(hosts_sampled_by_seed_kept.hq_sample_masks) as hq_sample_mask,
-        unnest(hosts_sampled_by_seed_kept.depth_sample_score_means)
-            as depth_sample_score_mean
+        -- sample_seed, then each seed's mask and sample mean
+        {{ unnest_lists({
+            'sample_seed': list_literal(seeds),
+            'hq_sample_mask': 'hosts_sampled_by_seed_kept.hq_sample_masks',
+            'depth_sample_score_mean':
+                'hosts_sampled_by_seed_kept.depth_sample_score_means',
+        }) }}
 
     from hosts_sampled_by_seed_kept
 )

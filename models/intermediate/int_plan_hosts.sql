@@ -96,7 +96,7 @@ plan_hosts as (
         coalesce(sampled_quality.hq_doc_count, 0) as sampled_hq_page_count,
         sampled_quality.hq_doc_count / sampled_quality.doc_count as sampled_hq_density,
         -- the plan's deterministic random order of hosts (DESIGN: md5 of key and seed)
-        md5_number(plan_crawl_hosts.surt_host_name || ':plan') as random_order
+        {{ md5_number("plan_crawl_hosts.surt_host_name || ':plan'") }} as random_order
 
     from plan_crawl_hosts
     left join tld_categories

@@ -1,4 +1,4 @@
-{{ config(materialized='external', format='parquet') }}
+{{ config(format='parquet') }}
 
 {%- set sample_size = var('plan_sample_size') | int %}
 
@@ -202,12 +202,10 @@ queue_segments as (
         -- then the random order. As a 128-bit integer like the random orders of the
         -- other steps: a union with a bigint would make them all doubles, and tie
         -- random orders that differ below their 53 leading bits.
-        row_number() over (
-            order by
-                plan_hosts.sampled_hq_density desc,
-                plan_hosts.known_url_count desc,
-                plan_hosts.random_order asc
-        )::uhugeint as order_in_step,
+        {{ md5_number_cast(
+            'row_number() over (order by plan_hosts.sampled_hq_density desc,'
+            ~ ' plan_hosts.known_url_count desc, plan_hosts.random_order asc)'
+        ) }} as order_in_step,
         'deepen' as segment_kind,
         plan_hosts.known_url_count as segment_pages
 

@@ -18,7 +18,7 @@ classifiers as (
 documents_numbered as (
     select
         documents.doc_id,
-        (row_number() over ())::integer as doc_key
+        (row_number() over (order by documents.doc_id))::integer as doc_key
     from documents
 ),
 
@@ -62,7 +62,7 @@ classifier_pairs as (
 -- classifier, so a page meets each of its rows once. Not materialized: it is read for
 -- every pair, and again (usually for no pair) for the pairs ranked over their own
 -- pages.
-pair_pages as not materialized (
+pair_pages as {{ not_materialized() }} (
     select
         classifier_pairs.classifier_a_id,
         classifier_pairs.classifier_b_id,

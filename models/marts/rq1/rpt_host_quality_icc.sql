@@ -5,7 +5,7 @@ host_classifier_stats as (
 ),
 
 min_doc_thresholds as (
-    select unnest({{ var('icc_min_docs') }})::integer as min_docs
+    select {{ unnest_values(var('icc_min_docs'), 'integer') }} as min_docs
 ),
 
 hosts_in_scope as (
@@ -45,7 +45,7 @@ sums_of_squares as (
         hosts_in_scope.min_docs,
         sum(
             hosts_in_scope.doc_count
-            * (hosts_in_scope.quality_score_mean - grand_means.grand_mean) ** 2
+            * power(hosts_in_scope.quality_score_mean - grand_means.grand_mean, 2)
         ) as ssb,
         sum((hosts_in_scope.doc_count - 1) * hosts_in_scope.quality_score_var) as ssw
 

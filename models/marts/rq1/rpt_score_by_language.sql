@@ -28,11 +28,11 @@ score_by_language as (
 
         ---------- numerics
         count(*) as host_count,
-        quantile_cont(host_medians.quality_score_median, 0.25)
+        {{ quantile_cont('host_medians.quality_score_median', 0.25) }}
             as host_median_score_p25,
-        quantile_cont(host_medians.quality_score_median, 0.5)
+        {{ quantile_cont('host_medians.quality_score_median', 0.5) }}
             as host_median_score_p50,
-        quantile_cont(host_medians.quality_score_median, 0.75)
+        {{ quantile_cont('host_medians.quality_score_median', 0.75) }}
             as host_median_score_p75,
         avg(host_medians.quality_score_median) as host_median_score_mean
 

@@ -9,7 +9,9 @@ dataset_signals as (
 ),
 
 sample_sizes as (
-    select unnest(range(1, {{ var('sample_size_max') }} + 1))::integer as sample_size
+    select
+        {{ unnest_values(range(1, (var('sample_size_max') | int) + 1), 'integer') }}
+            as sample_size
 ),
 
 host_sets as (
@@ -124,7 +126,7 @@ density_pairs as (
             {{ density }}_counts.host_set_id,
             {{ density }}_counts.sample_size,
             {{ density }}_counts.{{ density }},
-            sum({{ density }}_counts.host_count) over value_order
+            (sum({{ density }}_counts.host_count) over value_order)
             - ({{ density }}_counts.host_count - 1) / 2 as {{ density }}_rank
 
         from {{ density }}_counts

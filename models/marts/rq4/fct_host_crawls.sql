@@ -67,9 +67,9 @@ crawl_cutoffs as (
     select
         host_crawls_annotated.crawl,
         median(host_crawls_annotated.coverage_rate) as coverage_median,
-        quantile_cont(
-            host_crawls_annotated.hq_density, {{ var('top_quality_quantile') }}
-        ) as hq_density_top_cutoff
+        {{ quantile_cont(
+            'host_crawls_annotated.hq_density', var('top_quality_quantile')
+        ) }} as hq_density_top_cutoff
 
     from host_crawls_annotated
     where host_crawls_annotated.is_analysed

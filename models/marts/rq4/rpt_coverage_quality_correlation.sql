@@ -30,7 +30,7 @@ crawls as (
 -- is computed again on hosts with more annotated pages.
 page_thresholds as (
     select
-        unnest({{ var('coverage_quality_min_annotated_pages') }})::integer
+        {{ unnest_values(var('coverage_quality_min_annotated_pages'), 'integer') }}
             as min_annotated_pages
 ),
 

@@ -18,9 +18,9 @@ crawl_totals as (
         sum(host_crawls.est_uncrawled_hq) as total_est_uncrawled_hq,
         median(host_crawls.coverage_rate) filter (where host_crawls.is_analysed)
             as coverage_median,
-        quantile_cont(
-            host_crawls.hq_density, {{ var('top_quality_quantile') }}
-        ) filter (where host_crawls.is_analysed) as hq_density_top_cutoff,
+        {{ quantile_cont(
+            'host_crawls.hq_density', var('top_quality_quantile')
+        ) }} filter (where host_crawls.is_analysed) as hq_density_top_cutoff,
         count(*) filter (where host_crawls.is_low_coverage) as low_coverage_host_count,
         sum(host_crawls.est_uncrawled_hq) filter (where host_crawls.is_low_coverage)
             as low_coverage_est_uncrawled_hq,

@@ -1,0 +1,122 @@
+"""The same lake built on DuckDB and on Spark (local), timed side by side.
+
+Both engines run ``dbt build`` of the models and seeds (no tests) over one lake
+(``--home``/lake, read only) into warehouses of their own under ``--work``: DuckDB through the
+``dev`` target (external plan files under ``<work>/exports``, via a copy of profiles.yml), Spark
+through the ``spark`` target from .venv-spark (dbt-spark's session method, ``local[2]`` unless
+HOSTAWARE_SPARK_MASTER says otherwise; its warehouse folder and Derby metastore under
+``<work>/spark-warehouse``, emptied first). Wall time and peak memory of each process tree
+(bench_marts_rq12's ``run_sampled``), then every model's time from ``run_results.json`` side by
+side. ``--compare`` then checks every mart of the two builds with
+tests/test_spark_matches_duckdb.py (numbers to 1e-9).
+
+Kendall's statistics come from every pair of hosts on Spark (a dbt Python model on DuckDB;
+dbt-spark runs Python models only on Databricks), hopeless at the paper's 531k hosts, so
+``int_centrality_quality_kendall`` and the mart that reads it are left out on both engines
+unless ``--with-kendall``.
+
+    .venv/bin/python bench/bench_spark.py --home build/test-home --compare   # the tiny crawl
+    .venv/bin/python bench/bench_spark.py                                    # the paper lake
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_marts_rq12 import run_sampled
+
+PROJECT = Path(__file__).resolve().parents[1]
+KENDALL = ["int_centrality_quality_kendall", "rpt_centrality_quality_correlations"]
+
+
+def dbt_command(dbt: Path, target: str, work: Path, with_kendall: bool) -> list[str]:
+    """``dbt build`` of models and seeds on ``target``, its artifacts under ``work``."""
+    command = [
+        str(dbt), "build", "--target", target, "--exclude-resource-type", "test", "unit_test",
+        "--target-path", str(work / f"target-{target}"), "--log-path", str(work / f"logs-{target}"),
+    ]  # fmt: skip
+    if not with_kendall:
+        command += ["--exclude", *KENDALL]
+    return command
+
+
+def node_times(work: Path, target: str) -> dict[str, float]:
+    """Each model's and seed's execution seconds in the last run."""
+    results = json.loads((work / f"target-{target}" / "run_results.json").read_text())
+    return {
+        result["unique_id"].split(".")[-1]: result["execution_time"]
+        for result in results["results"]
+    }
+
+
+def main() -> int:
+    """Build the lake on both engines; print the times side by side."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, default=PROJECT / "build" / "paper-home")
+    parser.add_argument("--work", type=Path, default=PROJECT / "build" / "bench-spark")
+    parser.add_argument("--engines", nargs="+", choices=["duckdb", "spark"],
+                        default=["duckdb", "spark"])  # fmt: skip
+    parser.add_argument("--with-kendall", action="store_true")
+    parser.add_argument("--compare", action="store_true")
+    args = parser.parse_args()
+    home, work = args.home.resolve(), args.work.resolve()
+    if not (home / "lake").is_dir():
+        parser.error(f"no lake under {home}")
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "exports").mkdir(exist_ok=True)
+    profiles = (PROJECT / "profiles.yml").read_text()
+    (work / "profiles.yml").write_text(
+        profiles.replace(
+            "\"{{ env_var('HOSTAWARE_HOME', 'data') }}/exports\"", f'"{work / "exports"}"'
+        )
+    )
+    env = dict(os.environ, HOSTAWARE_HOME=str(home), DBT_PROFILES_DIR=str(work))
+    env.update(DBT_SEND_ANONYMOUS_USAGE_STATS="false", PYTHONHASHSEED="0")
+    env.setdefault("SPARK_CONF_DIR", str(PROJECT / "spark-conf"))  # Spark logs errors only
+    env["WAREHOUSE_PATH"] = str(work / "warehouse.duckdb")
+    env["HOSTAWARE_SPARK_WAREHOUSE"] = str(work / "spark-warehouse")
+    engines = {"duckdb": ("dev", PROJECT / ".venv" / "bin" / "dbt"),
+               "spark": ("spark", PROJECT / ".venv-spark" / "bin" / "dbt")}  # fmt: skip
+    totals, nodes = {}, {}
+    for engine in args.engines:
+        target, dbt = engines[engine]
+        if engine == "duckdb":
+            Path(env["WAREHOUSE_PATH"]).unlink(missing_ok=True)
+        else:
+            shutil.rmtree(env["HOSTAWARE_SPARK_WAREHOUSE"], ignore_errors=True)
+        command = dbt_command(dbt, target, work, args.with_kendall)
+        seconds, peak, code = run_sampled(command, env, work / f"{engine}.log")
+        if code != 0:
+            print(f"{engine}: dbt build failed (exit {code}); see {work / f'{engine}.log'}")
+            return 1
+        totals[engine] = (seconds, peak)
+        nodes[engine] = node_times(work, target)
+        print(f"{engine}: {seconds:.1f} s, peak {peak / 2**30:.2f} GB", flush=True)
+    print(f"\n{'model':<40}" + "".join(f"{engine:>10}" for engine in nodes))
+    for name in sorted(set().union(*(times.keys() for times in nodes.values()))):
+        cells = "".join(f"{nodes[engine].get(name, float('nan')):>10.1f}" for engine in nodes)
+        print(f"{name:<40}{cells}")
+    print(f"{'wall (whole dbt build)':<40}" + "".join(f"{totals[e][0]:>10.1f}" for e in nodes))
+    if args.compare and set(nodes) == {"duckdb", "spark"}:
+        compare_env = dict(
+            env,
+            HOSTAWARE_TEST_WAREHOUSE=env["WAREHOUSE_PATH"],
+            HOSTAWARE_SPARK_TABLES=str(work / "spark-warehouse" / "hostaware.db"),
+        )
+        command = [sys.executable, "-m", "pytest", "-q", "-m", "spark",
+                   "tests/test_spark_matches_duckdb.py"]  # fmt: skip
+        if not args.with_kendall:
+            command += ["-k", " and ".join(f"not {name}" for name in KENDALL[1:])]
+        return subprocess.run(command, cwd=PROJECT, env=compare_env, check=False).returncode
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
