@@ -64,6 +64,12 @@ def main() -> int:
     parser.add_argument("--engines", nargs="+", choices=["duckdb", "spark"],
                         default=["duckdb", "spark"])  # fmt: skip
     parser.add_argument("--with-kendall", action="store_true")
+    parser.add_argument("--driver-memory", default="14g",
+                        help="Spark's driver (= executor, locally) heap, unless "
+                             "HOSTAWARE_SPARK_DRIVER_MEMORY is set")  # fmt: skip
+    parser.add_argument("--shuffle-partitions", default="16",
+                        help="unless HOSTAWARE_SPARK_SHUFFLE_PARTITIONS is set (the "
+                             "profile's 4 suit the tiny crawl)")  # fmt: skip
     parser.add_argument("--compare", action="store_true")
     args = parser.parse_args()
     home, work = args.home.resolve(), args.work.resolve()
@@ -80,6 +86,8 @@ def main() -> int:
     env = dict(os.environ, HOSTAWARE_HOME=str(home), DBT_PROFILES_DIR=str(work))
     env.update(DBT_SEND_ANONYMOUS_USAGE_STATS="false", PYTHONHASHSEED="0")
     env.setdefault("SPARK_CONF_DIR", str(PROJECT / "spark-conf"))  # Spark logs errors only
+    env.setdefault("HOSTAWARE_SPARK_DRIVER_MEMORY", args.driver_memory)
+    env.setdefault("HOSTAWARE_SPARK_SHUFFLE_PARTITIONS", args.shuffle_partitions)
     env["WAREHOUSE_PATH"] = str(work / "warehouse.duckdb")
     env["HOSTAWARE_SPARK_WAREHOUSE"] = str(work / "spark-warehouse")
     engines = {"duckdb": ("dev", PROJECT / ".venv" / "bin" / "dbt"),
