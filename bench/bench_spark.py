@@ -10,13 +10,13 @@ HOSTAWARE_SPARK_MASTER says otherwise; its warehouse folder and Derby metastore 
 side. ``--compare`` then checks every mart of the two builds with
 tests/test_spark_matches_duckdb.py (numbers to 1e-9).
 
-Kendall's statistics come from every pair of hosts on Spark (a dbt Python model on DuckDB;
-dbt-spark runs Python models only on Databricks), hopeless at the paper's 531k hosts, so
-``int_centrality_quality_kendall`` and the mart that reads it are left out on both engines
-unless ``--with-kendall``.
+Kendall's statistics come from a dbt Python model on DuckDB and from SQL on Spark (dbt-spark
+runs Python models only on Databricks): merge-sort inversion counts, one row per host and merge
+level (~20 per host at the paper's 531k hosts). ``--without-kendall`` leaves
+``int_centrality_quality_kendall`` and the mart that reads it out on both engines.
 
     .venv/bin/python bench/bench_spark.py --home build/test-home --compare   # the tiny crawl
-    .venv/bin/python bench/bench_spark.py                                    # the paper lake
+    .venv/bin/python bench/bench_spark.py --compare          # the paper lake (make paper-lake)
 """
 
 from __future__ import annotations
@@ -47,13 +47,16 @@ def dbt_command(dbt: Path, target: str, work: Path, with_kendall: bool) -> list[
     return command
 
 
-def node_times(work: Path, target: str) -> dict[str, float]:
-    """Each model's and seed's execution seconds in the last run."""
-    results = json.loads((work / f"target-{target}" / "run_results.json").read_text())
-    return {
-        result["unique_id"].split(".")[-1]: result["execution_time"]
-        for result in results["results"]
-    }
+def node_times(work: Path, target: str) -> tuple[dict[str, float], list[str]]:
+    """Each model's and seed's execution seconds in the last run, and the nodes that failed."""
+    path = work / f"target-{target}" / "run_results.json"
+    if not path.exists():
+        return {}, []
+    results = json.loads(path.read_text())["results"]
+    times = {result["unique_id"].split(".")[-1]: result["execution_time"] for result in results}
+    failed = [result["unique_id"].split(".")[-1] for result in results
+              if result["status"] in ("error", "fail")]  # fmt: skip
+    return times, failed
 
 
 def main() -> int:
@@ -63,7 +66,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=PROJECT / "build" / "bench-spark")
     parser.add_argument("--engines", nargs="+", choices=["duckdb", "spark"],
                         default=["duckdb", "spark"])  # fmt: skip
-    parser.add_argument("--with-kendall", action="store_true")
+    parser.add_argument("--without-kendall", action="store_true")
     parser.add_argument("--driver-memory", default="14g",
                         help="Spark's driver (= executor, locally) heap, unless "
                              "HOSTAWARE_SPARK_DRIVER_MEMORY is set")  # fmt: skip
@@ -92,26 +95,31 @@ def main() -> int:
     env["HOSTAWARE_SPARK_WAREHOUSE"] = str(work / "spark-warehouse")
     engines = {"duckdb": ("dev", PROJECT / ".venv" / "bin" / "dbt"),
                "spark": ("spark", PROJECT / ".venv-spark" / "bin" / "dbt")}  # fmt: skip
-    totals, nodes = {}, {}
+    totals, nodes, failures = {}, {}, 0
     for engine in args.engines:
         target, dbt = engines[engine]
         if engine == "duckdb":
             Path(env["WAREHOUSE_PATH"]).unlink(missing_ok=True)
         else:
             shutil.rmtree(env["HOSTAWARE_SPARK_WAREHOUSE"], ignore_errors=True)
-        command = dbt_command(dbt, target, work, args.with_kendall)
+        command = dbt_command(dbt, target, work, not args.without_kendall)
+        (work / f"target-{target}" / "run_results.json").unlink(missing_ok=True)
         seconds, peak, code = run_sampled(command, env, work / f"{engine}.log")
-        if code != 0:
-            print(f"{engine}: dbt build failed (exit {code}); see {work / f'{engine}.log'}")
-            return 1
         totals[engine] = (seconds, peak)
-        nodes[engine] = node_times(work, target)
+        nodes[engine], failed = node_times(work, target)
         print(f"{engine}: {seconds:.1f} s, peak {peak / 2**30:.2f} GB", flush=True)
+        if code != 0:
+            # the times of what did build are still worth printing
+            print(f"{engine}: dbt build failed (exit {code}): {', '.join(failed) or '?'};"
+                  f" see {work / f'{engine}.log'}")  # fmt: skip
+            failures += 1
     print(f"\n{'model':<40}" + "".join(f"{engine:>10}" for engine in nodes))
     for name in sorted(set().union(*(times.keys() for times in nodes.values()))):
         cells = "".join(f"{nodes[engine].get(name, float('nan')):>10.1f}" for engine in nodes)
         print(f"{name:<40}{cells}")
     print(f"{'wall (whole dbt build)':<40}" + "".join(f"{totals[e][0]:>10.1f}" for e in nodes))
+    if failures:
+        return 1
     if args.compare and set(nodes) == {"duckdb", "spark"}:
         compare_env = dict(
             env,
@@ -120,7 +128,7 @@ def main() -> int:
         )
         command = [sys.executable, "-m", "pytest", "-q", "-m", "spark",
                    "tests/test_spark_matches_duckdb.py"]  # fmt: skip
-        if not args.with_kendall:
+        if args.without_kendall:
             command += ["-k", " and ".join(f"not {name}" for name in KENDALL[1:])]
         return subprocess.run(command, cwd=PROJECT, env=compare_env, check=False).returncode
     return 0

@@ -1,6 +1,7 @@
 {#- Spark's stand-in for int_centrality_quality_kendall.py (dbt-spark runs Python models
-    only on Databricks): the same statistics from every pair of hosts, O(n^2) per stratum,
-    so for the tiny and demo crawls, not the paper's 532,628 hosts (README: Spark). -#}
+    only on Databricks): the same statistics in SQL. Ties and weights are sums over tie
+    groups; the discordant pairs are counted as a merge sort counts inversions, in
+    O(n log n) rows per stratum rather than the n^2 pairs (README: Spark). -#}
 {{ config(materialized='table') }}
 
 with
@@ -33,6 +34,8 @@ hosts_weighted as (
         centrality_quality_pairs.stratum_id,
         centrality_quality_pairs.centrality_value as x,
         centrality_quality_pairs.quality_score_median as y,
+        count(*) over (stratum_hosts) as stratum_host_count,
+        row_number() over (by_xy) - 1 as xy_position,
         cast(1 as double) as weight_1,
         cast(1 as double) / (
             count(*) over (stratum_hosts) - row_number() over (by_xy) + 1
@@ -111,23 +114,100 @@ weight_totals as (
     ),
 {%- endfor %}
 
--- Discordant pairs, each once: the first host has the smaller x and the larger y.
+-- Discordant pairs (the first host has the smaller x and the larger y), counted the
+-- way a merge sort counts inversions (Knight 1966): in O(n log n) rows, not n^2 pairs.
+-- Hosts are numbered by (x, y) (xy_position); a pair is discordant exactly when the
+-- host numbered first has the larger y (one with the same x comes first only with a y
+-- no larger). At merge level l the positions fall into groups of 2^(l+1), each a left
+-- and a right half of 2^l positions, and every pair of positions is split between the
+-- two halves of one group at exactly one level. The discordant pairs are thus, over
+-- all levels and groups, the pairs of a left-half host and a right-half host with a
+-- smaller y.
+merge_levels as (
+    select
+        merge_level_values.merge_level,
+        cast(power(2, merge_level_values.merge_level) as bigint) as half_size
+    from (
+        select {{ unnest_values(range(0, 48), 'bigint') }} as merge_level
+    ) as merge_level_values
+),
+
+host_merge_halves as (
+    select
+        hosts_weighted.classifier_id,
+        hosts_weighted.centrality_metric_id,
+        hosts_weighted.stratum_id,
+        hosts_weighted.y,
+        hosts_weighted.weight_2,
+        hosts_weighted.weight_3,
+        merge_levels.merge_level,
+        {{ int_div('hosts_weighted.xy_position', '(2 * merge_levels.half_size)') }}
+            as merge_group,
+        ({{ int_div('hosts_weighted.xy_position', 'merge_levels.half_size') }}) % 2 = 1
+            as is_right_half
+    from merge_levels
+    inner join hosts_weighted
+        on merge_levels.half_size < hosts_weighted.stratum_host_count
+),
+
+-- For each right-half host, the left-half hosts of its group with a larger y: rows
+-- ordered by y, largest first, right-half hosts first among equal y (a tie in y is
+-- not discordant), counted up to the host.
+left_hosts_above as (
+    select
+        host_merge_halves.classifier_id,
+        host_merge_halves.centrality_metric_id,
+        host_merge_halves.stratum_id,
+        host_merge_halves.is_right_half,
+        host_merge_halves.weight_2,
+        host_merge_halves.weight_3,
+        sum(case when host_merge_halves.is_right_half then 0 else 1 end)
+            over rows_above as left_count,
+        sum(
+            case
+                when not host_merge_halves.is_right_half
+                    then host_merge_halves.weight_2
+                else 0
+            end
+        ) over rows_above as left_weight_2,
+        sum(
+            case
+                when not host_merge_halves.is_right_half
+                    then host_merge_halves.weight_3
+                else 0
+            end
+        ) over rows_above as left_weight_3
+    from host_merge_halves
+    window
+        rows_above as (
+            partition by
+                host_merge_halves.classifier_id,
+                host_merge_halves.centrality_metric_id,
+                host_merge_halves.stratum_id,
+                host_merge_halves.merge_level,
+                host_merge_halves.merge_group
+            order by host_merge_halves.y desc, host_merge_halves.is_right_half desc
+            rows between unbounded preceding and current row
+        )
+),
+
+-- A discordant pair weighs the sum of its two hosts' weights.
 discordant_weights as (
     select
-        first_hosts.classifier_id,
-        first_hosts.centrality_metric_id,
-        first_hosts.stratum_id,
-        sum(first_hosts.weight_1 + second_hosts.weight_1) as discordant_weight_1,
-        sum(first_hosts.weight_2 + second_hosts.weight_2) as discordant_weight_2,
-        sum(first_hosts.weight_3 + second_hosts.weight_3) as discordant_weight_3
-    from hosts_weighted as first_hosts
-    inner join hosts_weighted as second_hosts
-        on
-            first_hosts.classifier_id = second_hosts.classifier_id
-            and first_hosts.centrality_metric_id = second_hosts.centrality_metric_id
-            and first_hosts.stratum_id = second_hosts.stratum_id
-            and first_hosts.x < second_hosts.x
-            and first_hosts.y > second_hosts.y
+        left_hosts_above.classifier_id,
+        left_hosts_above.centrality_metric_id,
+        left_hosts_above.stratum_id,
+        sum(2 * left_hosts_above.left_count) as discordant_weight_1,
+        sum(
+            left_hosts_above.left_count * left_hosts_above.weight_2
+            + left_hosts_above.left_weight_2
+        ) as discordant_weight_2,
+        sum(
+            left_hosts_above.left_count * left_hosts_above.weight_3
+            + left_hosts_above.left_weight_3
+        ) as discordant_weight_3
+    from left_hosts_above
+    where left_hosts_above.is_right_half
     group by all
 ),
 
@@ -205,10 +285,18 @@ centrality_quality_kendall as (
         pair_groups.stratum_type,
         pair_groups.stratum,
         pair_groups.host_count,
-        greatest(-1.0, least(1.0, taus.tau_1)) as kendall_tau_b,
+        -- rounding can step past +-1; no tau (null) stays null (greatest and least
+        -- would skip it)
+        case
+            when taus.tau_1 between -1 and 1 then taus.tau_1 else sign(taus.tau_1)
+        end as kendall_tau_b,
         (
-            greatest(-1.0, least(1.0, taus.tau_2))
-            + greatest(-1.0, least(1.0, taus.tau_3))
+            case
+                when taus.tau_2 between -1 and 1 then taus.tau_2 else sign(taus.tau_2)
+            end
+            + case
+                when taus.tau_3 between -1 and 1 then taus.tau_3 else sign(taus.tau_3)
+            end
         )
         / 2 as weighted_tau
     from pair_groups
