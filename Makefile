@@ -56,14 +56,18 @@ ingest: venv
 		--warc "$(RAW)/warc/CC-MAIN-2024-10/*.warc.gz"
 	$(MAKE) --no-print-directory ingest-tables
 
-# The inputs beside the WARC sample: each graph release, the host index, the annotations.
+# The inputs beside the WARC sample: each graph release (its ranks, and its vertices and edges
+# where the crawl has them: the paper-scale synth writes ranks only), the host index, the
+# annotations.
 ingest-tables: venv
 	for folder in $(RAW)/webgraph/*/; do \
 		release=$$(basename $$folder); \
-		$(PY) -m ingest graph --release $$release \
-			--ranks $(RAW)/webgraph/$$release/$$release-host-ranks.txt.gz \
-			--vertices "$(RAW)/webgraph/$$release/$$release-host-vertices*.txt.gz" \
-			--edges "$(RAW)/webgraph/$$release/$$release-host-edges*.txt.gz" || exit 1; \
+		graph=(--ranks $$folder$$release-host-ranks.txt.gz); \
+		if compgen -G "$$folder$$release-host-vertices*.txt.gz" >/dev/null; then \
+			graph+=(--vertices "$$folder$$release-host-vertices*.txt.gz" \
+				--edges "$$folder$$release-host-edges*.txt.gz"); \
+		fi; \
+		$(PY) -m ingest graph --release $$release "$${graph[@]}" || exit 1; \
 	done
 	$(PY) -m ingest host-index --path $(RAW)/host-index
 	$(PY) -m ingest annotations --path $(RAW)/gneissweb-annotations
