@@ -52,10 +52,13 @@
                     order by fill_levels.fill_level
                     rows between unbounded preceding and 1 preceding
                 ),
+                -- from this level up, as a running sum from the top level down: Spark
+                -- recomputes a frame that ends at `unbounded following` for every row
+                -- (quadratic: 30 minutes at paper scale); one from the start it grows
                 levels_from_here as (
                     partition by {{ partition_by | join(', ') }}
-                    order by fill_levels.fill_level
-                    rows between current row and unbounded following
+                    order by fill_levels.fill_level desc
+                    rows between unbounded preceding and current row
                 )
         ),
 
