@@ -12,6 +12,7 @@ in either value or both, constant values (no tau), and a perfectly discordant st
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import duckdb
@@ -24,15 +25,20 @@ from scipy import stats
 PROJECT = Path(__file__).resolve().parents[1]
 MODEL = PROJECT / "models" / "intermediate" / "spark" / "int_centrality_quality_kendall.sql"
 MACROS = PROJECT / "macros" / "dialect.sql"
+ADAPTER = PROJECT / "lint" / "sqlfluff_libs" / "adapter.py"
+
+
+def _lint_adapter_dispatch():
+    """The linter's ``adapter.dispatch`` (lint/sqlfluff_libs): the ``default__`` macros."""
+    spec = importlib.util.spec_from_file_location("lint_adapter", ADAPTER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.dispatch
 
 
 def render_for_duckdb(model: Path, tables: dict[str, str]) -> str:
     """The model's SQL with the dialect macros' DuckDB side, ``ref(name)`` -> tables[name]."""
-
-    @jinja2.pass_context
-    def dispatch(context: jinja2.runtime.Context, name: str, macro_namespace: object = None):
-        return context.resolve_or_missing(f"default__{name}")
-
+    dispatch = _lint_adapter_dispatch()
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
     environment.globals.update(
         adapter=type("Adapter", (), {"dispatch": staticmethod(dispatch)}),
