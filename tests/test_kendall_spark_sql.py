@@ -1,12 +1,14 @@
 """Spark's Kendall model (SQL, merge-sort inversion counts) equals scipy, run here on DuckDB.
 
-``models/intermediate/spark/int_centrality_quality_kendall.sql`` is built on Spark only (on
-DuckDB the dbt Python model computes the same statistics). Its SQL goes through the project's
+``models/intermediate/spark/int_centrality_quality_kendall.sql`` and the table of weighted hosts
+it reads (``int_centrality_quality_hosts_weighted.sql`` beside it) are built on Spark only (on
+DuckDB the dbt Python model computes the same statistics). Their SQL goes through the project's
 dialect macros, so rendered with their DuckDB (``default__``) side it runs on DuckDB too: here
-it is rendered with plain Jinja (``ref`` names a table of made-up pairs) and every stratum's
+both are rendered with plain Jinja (``ref`` names a table of made-up pairs) and every stratum's
 tau-b and weighted tau are held to ``scipy.stats.kendalltau`` and ``weightedtau``, on strata of
-unequal sizes (1 to 3,000 hosts, each crossing a different number of merge levels), heavy ties
-in either value or both, constant values (no tau), and a perfectly discordant stratum.
+unequal sizes (1 to 4,097 hosts, either side of the 8-way merge's level sizes 8, 64, 512 and
+4,096), heavy ties in either value or both, constant values (no tau), and a perfectly
+discordant stratum.
 `make spark-test` then checks the Spark build of it against the Python model's numbers.
 """
 
@@ -23,7 +25,9 @@ import pytest
 from scipy import stats
 
 PROJECT = Path(__file__).resolve().parents[1]
-MODEL = PROJECT / "models" / "intermediate" / "spark" / "int_centrality_quality_kendall.sql"
+SPARK_MODELS = PROJECT / "models" / "intermediate" / "spark"
+MODEL = SPARK_MODELS / "int_centrality_quality_kendall.sql"
+HOSTS = SPARK_MODELS / "int_centrality_quality_hosts_weighted.sql"
 MACROS = PROJECT / "macros" / "dialect.sql"
 ADAPTER = PROJECT / "lint" / "sqlfluff_libs" / "adapter.py"
 
@@ -72,6 +76,8 @@ STRATA = [
     (2, "continuous"),
     (3, "ties"),
     (5, "discordant"),
+    (8, "continuous"),
+    (9, "ties"),
     (37, "ties"),
     (64, "ties_in_y"),
     (65, "continuous"),
@@ -81,6 +87,8 @@ STRATA = [
     (3000, "ties"),
     (3000, "continuous"),
     (2500, "ties_in_y"),
+    (513, "continuous"),
+    (4097, "ties"),
 ]
 
 
@@ -113,7 +121,15 @@ def test_spark_kendall_sql_equals_scipy(pairs: pd.DataFrame) -> None:
     connection = duckdb.connect()
     connection.register("pairs_frame", pairs)
     connection.execute("create table pairs as select * from pairs_frame")
-    sql = render_for_duckdb(MODEL, {"int_centrality_quality_pairs": "pairs"})
+    hosts = render_for_duckdb(HOSTS, {"int_centrality_quality_pairs": "pairs"})
+    connection.execute(f"create table hosts_weighted as {hosts}")
+    sql = render_for_duckdb(
+        MODEL,
+        {
+            "int_centrality_quality_pairs": "pairs",
+            "int_centrality_quality_hosts_weighted": "hosts_weighted",
+        },
+    )
     result = connection.execute(sql).df().set_index("stratum")
     assert len(result) == len(STRATA)
     largest = 0.0

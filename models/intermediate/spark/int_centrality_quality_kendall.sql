@@ -3,6 +3,7 @@
     groups; the discordant pairs are counted as a merge sort counts inversions, in
     O(n log n) rows per stratum rather than the n^2 pairs (README: Spark). -#}
 {{ config(materialized='table') }}
+{%- set merge_base = 8 %}
 
 with
 
@@ -24,51 +25,12 @@ pair_groups as (
     group by all
 ),
 
--- Each host's weights: 1 for tau-b; for the weighted tau (scipy's weightedtau,
--- hyperbolic weigher), 1 / (n - position) in the lexicographic order by (x, y) and by
--- (y, x) (weight_2, weight_3).
+-- Each host numbered and weighted (int_centrality_quality_hosts_weighted). Spark
+-- spreads whole strata over its partitions here (the hint), so that the merge levels
+-- below need no second shuffle of their rows (~log8(n) per host).
 hosts_weighted as (
-    select
-        centrality_quality_pairs.classifier_id,
-        centrality_quality_pairs.centrality_metric_id,
-        centrality_quality_pairs.stratum_id,
-        centrality_quality_pairs.centrality_value as x,
-        centrality_quality_pairs.quality_score_median as y,
-        count(*) over (stratum_hosts) as stratum_host_count,
-        row_number() over (by_xy) - 1 as xy_position,
-        cast(1 as double) as weight_1,
-        cast(1 as double) / (
-            count(*) over (stratum_hosts) - row_number() over (by_xy) + 1
-        ) as weight_2,
-        cast(1 as double) / (
-            count(*) over (stratum_hosts) - row_number() over (by_yx) + 1
-        ) as weight_3
-    from centrality_quality_pairs
-    window
-        stratum_hosts as (
-            partition by
-                centrality_quality_pairs.classifier_id,
-                centrality_quality_pairs.centrality_metric_id,
-                centrality_quality_pairs.stratum_id
-        ),
-        by_xy as (
-            partition by
-                centrality_quality_pairs.classifier_id,
-                centrality_quality_pairs.centrality_metric_id,
-                centrality_quality_pairs.stratum_id
-            order by
-                centrality_quality_pairs.centrality_value,
-                centrality_quality_pairs.quality_score_median
-        ),
-        by_yx as (
-            partition by
-                centrality_quality_pairs.classifier_id,
-                centrality_quality_pairs.centrality_metric_id,
-                centrality_quality_pairs.stratum_id
-            order by
-                centrality_quality_pairs.quality_score_median,
-                centrality_quality_pairs.centrality_value
-        )
+    select /*+ repartition(classifier_id, centrality_metric_id, stratum_id) */ *
+    from {{ ref('int_centrality_quality_hosts_weighted') }}
 ),
 
 -- A pair weighs the sum of its hosts' weights: all pairs weigh (n - 1) * sum(w).
@@ -77,7 +39,7 @@ weight_totals as (
         hosts_weighted.classifier_id,
         hosts_weighted.centrality_metric_id,
         hosts_weighted.stratum_id,
-        (count(*) - 1) * sum(hosts_weighted.weight_1) as total_1,
+        count(*) * (count(*) - 1) as total_1,
         (count(*) - 1) * sum(hosts_weighted.weight_2) as total_2,
         (count(*) - 1) * sum(hosts_weighted.weight_3) as total_3
     from hosts_weighted
@@ -94,7 +56,7 @@ weight_totals as (
             hosts_weighted.stratum_id,
         {{ 'hosts_weighted.x, hosts_weighted.y' if tie == 'xy'
             else 'hosts_weighted.' ~ tie }},
-            (count(*) - 1) * sum(hosts_weighted.weight_1) as tie_weight_1,
+            count(*) * (count(*) - 1) as tie_weight_1,
             (count(*) - 1) * sum(hosts_weighted.weight_2) as tie_weight_2,
             (count(*) - 1) * sum(hosts_weighted.weight_3) as tie_weight_3
         from hosts_weighted
@@ -115,24 +77,29 @@ weight_totals as (
 {%- endfor %}
 
 -- Discordant pairs (the first host has the smaller x and the larger y), counted the
--- way a merge sort counts inversions (Knight 1966): in O(n log n) rows, not n^2 pairs.
--- Hosts are numbered by (x, y) (xy_position); a pair is discordant exactly when the
--- host numbered first has the larger y (one with the same x comes first only with a y
--- no larger). At merge level l the positions fall into groups of 2^(l+1), each a left
--- and a right half of 2^l positions, and every pair of positions is split between the
--- two halves of one group at exactly one level. The discordant pairs are thus, over
--- all levels and groups, the pairs of a left-half host and a right-half host with a
--- smaller y.
+-- way a merge sort counts inversions (Knight 1966), here an 8-way merge (merge_base):
+-- O(n log n) rows, not n^2 pairs. Hosts are numbered by (x, y) (xy_position); a pair
+-- is discordant exactly when the host numbered first has the larger y (one with the
+-- same x comes first only with a y no larger). At merge level l the positions fall
+-- into groups of 8^(l+1), each of 8 parts of 8^l positions, and every pair of
+-- positions falls in two parts of one group at exactly one level (the highest octal
+-- digit in which they differ). The discordant pairs are thus, over all levels and
+-- groups, the pairs of a host and a host of a later part with a smaller y. (8 ways
+-- rather than 2: a third of the rows, for 8 running counts on each.)
 merge_levels as (
     select
         merge_level_values.merge_level,
-        cast(power(2, merge_level_values.merge_level) as bigint) as half_size
+        cast(power({{ merge_base }}, merge_level_values.merge_level) as bigint)
+            as part_size
     from (
-        select {{ unnest_values(range(0, 48), 'bigint') }} as merge_level
+        -- up to n = 8^20 = 2^60 hosts a stratum
+        select {{ unnest_values(range(0, 20), 'bigint') }} as merge_level
     ) as merge_level_values
 ),
 
-host_merge_halves as (
+{%- set group_size = '(' ~ merge_base ~ ' * merge_levels.part_size)' %}
+
+host_merge_parts as (
     select
         hosts_weighted.classifier_id,
         hosts_weighted.centrality_metric_id,
@@ -141,73 +108,95 @@ host_merge_halves as (
         hosts_weighted.weight_2,
         hosts_weighted.weight_3,
         merge_levels.merge_level,
-        {{ int_div('hosts_weighted.xy_position', '(2 * merge_levels.half_size)') }}
-            as merge_group,
-        ({{ int_div('hosts_weighted.xy_position', 'merge_levels.half_size') }}) % 2 = 1
-            as is_right_half
+        {{ int_div('hosts_weighted.xy_position', group_size) }} as merge_group,
+        ({{ int_div('hosts_weighted.xy_position', 'merge_levels.part_size') }})
+        % {{ merge_base }} as merge_part
     from merge_levels
     inner join hosts_weighted
-        on merge_levels.half_size < hosts_weighted.stratum_host_count
+        on merge_levels.part_size < hosts_weighted.stratum_host_count
 ),
 
--- For each right-half host, the left-half hosts of its group with a larger y: rows
--- ordered by y, largest first, right-half hosts first among equal y (a tie in y is
--- not discordant), counted up to the host.
-left_hosts_above as (
+-- The hosts of each part of a host's group with a larger y (part_k_above), and in all
+-- (part_k_hosts): rows ordered by y, largest first, later parts first among equal y (a
+-- tie in y is not discordant), counted up to the host. (The group leads the partition
+-- so that it leads Spark's sort: the sort compares the first key the fastest.)
+merge_part_counts as (
     select
-        host_merge_halves.classifier_id,
-        host_merge_halves.centrality_metric_id,
-        host_merge_halves.stratum_id,
-        host_merge_halves.is_right_half,
-        host_merge_halves.weight_2,
-        host_merge_halves.weight_3,
-        sum(case when host_merge_halves.is_right_half then 0 else 1 end)
-            over rows_above as left_count,
-        sum(
-            case
-                when not host_merge_halves.is_right_half
-                    then host_merge_halves.weight_2
-                else 0
-            end
-        ) over rows_above as left_weight_2,
-        sum(
-            case
-                when not host_merge_halves.is_right_half
-                    then host_merge_halves.weight_3
-                else 0
-            end
-        ) over rows_above as left_weight_3
-    from host_merge_halves
+        host_merge_parts.classifier_id,
+        host_merge_parts.centrality_metric_id,
+        host_merge_parts.stratum_id,
+        host_merge_parts.weight_2,
+        host_merge_parts.weight_3,
+        {%- for part in range(merge_base) %}
+            sum(case when host_merge_parts.merge_part = {{ part }} then 1 else 0 end)
+                over rows_above as part_{{ part }}_above,
+            sum(case when host_merge_parts.merge_part = {{ part }} then 1 else 0 end)
+                over whole_group as part_{{ part }}_hosts,
+        {%- endfor %}
+        host_merge_parts.merge_part
+    from host_merge_parts
     window
         rows_above as (
             partition by
-                host_merge_halves.classifier_id,
-                host_merge_halves.centrality_metric_id,
-                host_merge_halves.stratum_id,
-                host_merge_halves.merge_level,
-                host_merge_halves.merge_group
-            order by host_merge_halves.y desc, host_merge_halves.is_right_half desc
+                host_merge_parts.merge_group,
+                host_merge_parts.merge_level,
+                host_merge_parts.classifier_id,
+                host_merge_parts.centrality_metric_id,
+                host_merge_parts.stratum_id
+            order by host_merge_parts.y desc, host_merge_parts.merge_part desc
             rows between unbounded preceding and current row
+        ),
+        whole_group as (
+            partition by
+                host_merge_parts.merge_group,
+                host_merge_parts.merge_level,
+                host_merge_parts.classifier_id,
+                host_merge_parts.centrality_metric_id,
+                host_merge_parts.stratum_id
+            -- the same order as rows_above, so that Spark sorts once for both
+            order by host_merge_parts.y desc, host_merge_parts.merge_part desc
+            rows between unbounded preceding and unbounded following
         )
 ),
 
--- A discordant pair weighs the sum of its two hosts' weights.
+-- Each host's discordant partners in the other parts of its group: the hosts of an
+-- earlier part with a larger y, and of a later part with a smaller y.
+merge_partners as (
+    select
+        merge_part_counts.classifier_id,
+        merge_part_counts.centrality_metric_id,
+        merge_part_counts.stratum_id,
+        merge_part_counts.weight_2,
+        merge_part_counts.weight_3,
+        0
+        {%- for part in range(merge_base) %}
+            + case
+                when merge_part_counts.merge_part > {{ part }}
+                    then merge_part_counts.part_{{ part }}_above
+                when merge_part_counts.merge_part < {{ part }}
+                    then
+                        merge_part_counts.part_{{ part }}_hosts
+                        - merge_part_counts.part_{{ part }}_above
+                else 0
+            end
+        {%- endfor %}
+            as partner_count
+    from merge_part_counts
+),
+
+-- A discordant pair weighs the sum of its two hosts' weights: over all pairs, each
+-- host's weight times its partners (2 for every pair when each host weighs 1).
 discordant_weights as (
     select
-        left_hosts_above.classifier_id,
-        left_hosts_above.centrality_metric_id,
-        left_hosts_above.stratum_id,
-        sum(2 * left_hosts_above.left_count) as discordant_weight_1,
-        sum(
-            left_hosts_above.left_count * left_hosts_above.weight_2
-            + left_hosts_above.left_weight_2
-        ) as discordant_weight_2,
-        sum(
-            left_hosts_above.left_count * left_hosts_above.weight_3
-            + left_hosts_above.left_weight_3
-        ) as discordant_weight_3
-    from left_hosts_above
-    where left_hosts_above.is_right_half
+        merge_partners.classifier_id,
+        merge_partners.centrality_metric_id,
+        merge_partners.stratum_id,
+        sum(merge_partners.partner_count) as discordant_weight_1,
+        sum(merge_partners.partner_count * merge_partners.weight_2)
+            as discordant_weight_2,
+        sum(merge_partners.partner_count * merge_partners.weight_3)
+            as discordant_weight_3
+    from merge_partners
     group by all
 ),
 
