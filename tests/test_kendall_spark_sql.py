@@ -1,15 +1,15 @@
 """Spark's Kendall model (SQL, merge-sort inversion counts) equals scipy, run here on DuckDB.
 
-``models/intermediate/spark/int_centrality_quality_kendall.sql`` and the table of weighted hosts
-it reads (``int_centrality_quality_hosts_weighted.sql`` beside it) are built on Spark only (on
-DuckDB the dbt Python model computes the same statistics). Their SQL goes through the project's
-dialect macros, so rendered with their DuckDB (``default__``) side it runs on DuckDB too: here
-both are rendered with plain Jinja (``ref`` names a table of made-up pairs) and every stratum's
-tau-b and weighted tau are held to ``scipy.stats.kendalltau`` and ``weightedtau``, on strata of
-unequal sizes (1 to 4,097 hosts, either side of the 8-way merge's level sizes 8, 64, 512 and
-4,096), heavy ties in either value or both, constant values (no tau), and a perfectly
-discordant stratum.
-`make spark-test` then checks the Spark build of it against the Python model's numbers.
+``models/intermediate/spark/int_centrality_quality_kendall_spark.sql`` and the table of
+weighted hosts it reads (``int_centrality_quality_hosts_weighted.sql`` beside it) are built on
+Spark only (on DuckDB the dbt Python model computes the same statistics). Their SQL goes
+through the project's dialect macros, so rendered with their DuckDB (``default__``) side it runs
+on DuckDB too: here both are rendered with plain Jinja (``ref`` names a table of made-up pairs)
+and every stratum's tau-b and weighted tau are held to ``scipy.stats.kendalltau`` and
+``weightedtau``, on strata of unequal sizes (1 to 4,097 hosts, either side of the 8-way merge's
+level sizes 8, 64, 512 and 4,096), heavy ties in either value or both, constant values (no
+tau), and a perfectly discordant stratum. `make spark-test` then checks the Spark build of it
+against the Python model's numbers.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from scipy import stats
 
 PROJECT = Path(__file__).resolve().parents[1]
 SPARK_MODELS = PROJECT / "models" / "intermediate" / "spark"
-MODEL = SPARK_MODELS / "int_centrality_quality_kendall.sql"
+MODEL = SPARK_MODELS / "int_centrality_quality_kendall_spark.sql"
 HOSTS = SPARK_MODELS / "int_centrality_quality_hosts_weighted.sql"
 MACROS = PROJECT / "macros" / "dialect.sql"
 ADAPTER = PROJECT / "lint" / "sqlfluff_libs" / "adapter.py"

@@ -3,7 +3,7 @@
 Kendall-type statistics compare every pair of hosts: O(n²) pairs in a SQL self-join (1.4e11 for
 the paper's 532,628 hosts), so they are computed here, in O(n log n) (Spark, which runs no
 Python model in a session, has the same numbers from merge-sort inversion counts in SQL:
-spark/int_centrality_quality_kendall.sql):
+spark/int_centrality_quality_kendall_spark.sql):
 
 * ``kendall_tau_b``: the statistic of ``scipy.stats.kendalltau`` (tau-b, ties corrected on
   both sides);

@@ -1,5 +1,5 @@
 {#- Spark only: each host of each centrality-quality stratum, numbered and weighted for
-    the Kendall statistics (spark/int_centrality_quality_kendall.sql). A table of its own
+    the Kendall statistics (int_centrality_quality_kendall_spark). A table of its own
     because five parts of that model read it, and Spark would recompute the three window
     sorts of a shared CTE for each. -#}
 {{ config(materialized='table') }}

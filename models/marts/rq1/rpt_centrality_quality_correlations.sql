@@ -4,8 +4,12 @@ centrality_quality_spearman as (
     select * from {{ ref('int_centrality_quality_spearman') }}
 ),
 
+-- a Python model on DuckDB, its SQL twin on Spark (dbt-spark runs no Python models)
 centrality_quality_kendall as (
-    select * from {{ ref('int_centrality_quality_kendall') }}
+    select * from {{ ref(
+        'int_centrality_quality_kendall_spark' if target.type == 'spark'
+        else 'int_centrality_quality_kendall'
+    ) }}
 ),
 
 -- The SQL statistics and the Python ones, computed side by side, in one table.

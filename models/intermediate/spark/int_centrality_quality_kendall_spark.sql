@@ -1,8 +1,10 @@
 {#- Spark's stand-in for int_centrality_quality_kendall.py (dbt-spark runs Python models
     only on Databricks): the same statistics in SQL. Ties and weights are sums over tie
     groups; the discordant pairs are counted as a merge sort counts inversions, in
-    O(n log n) rows per stratum rather than the n^2 pairs (README: Spark). -#}
-{{ config(materialized='table') }}
+    O(n log n) rows per stratum rather than the n^2 pairs (README: Spark). A name of its
+    own (two models of one name, one disabled on each engine, confuse dbt's partial
+    parsing), its table named as the Python model's. -#}
+{{ config(materialized='table', alias='int_centrality_quality_kendall') }}
 {%- set merge_base = 8 %}
 
 with
@@ -120,6 +122,16 @@ host_merge_parts as (
 -- (part_k_hosts): rows ordered by y, largest first, later parts first among equal y (a
 -- tie in y is not discordant), counted up to the host. (The group leads the partition
 -- so that it leads Spark's sort: the sort compares the first key the fastest.)
+{%- set merge_group_by_y -%}
+    partition by
+        host_merge_parts.merge_group,
+        host_merge_parts.merge_level,
+        host_merge_parts.classifier_id,
+        host_merge_parts.centrality_metric_id,
+        host_merge_parts.stratum_id
+    order by host_merge_parts.y desc, host_merge_parts.merge_part desc
+{%- endset %}
+
 merge_part_counts as (
     select
         host_merge_parts.classifier_id,
@@ -137,24 +149,12 @@ merge_part_counts as (
     from host_merge_parts
     window
         rows_above as (
-            partition by
-                host_merge_parts.merge_group,
-                host_merge_parts.merge_level,
-                host_merge_parts.classifier_id,
-                host_merge_parts.centrality_metric_id,
-                host_merge_parts.stratum_id
-            order by host_merge_parts.y desc, host_merge_parts.merge_part desc
+            {{ merge_group_by_y }}
             rows between unbounded preceding and current row
         ),
+        -- the same order as rows_above, so that Spark sorts once for both
         whole_group as (
-            partition by
-                host_merge_parts.merge_group,
-                host_merge_parts.merge_level,
-                host_merge_parts.classifier_id,
-                host_merge_parts.centrality_metric_id,
-                host_merge_parts.stratum_id
-            -- the same order as rows_above, so that Spark sorts once for both
-            order by host_merge_parts.y desc, host_merge_parts.merge_part desc
+            {{ merge_group_by_y }}
             rows between unbounded preceding and unbounded following
         )
 ),
