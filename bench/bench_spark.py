@@ -45,7 +45,9 @@ KENDALL = [
 def dbt_command(dbt: Path, target: str, work: Path, with_kendall: bool) -> list[str]:
     """``dbt build`` of models and seeds on ``target``, its artifacts under ``work``."""
     command = [
-        str(dbt), "build", "--target", target, "--exclude-resource-type", "test", "unit_test",
+        # a full parse (~15 s): a partial parse state left by another checkout can be stale
+        str(dbt), "--no-partial-parse", "build", "--target", target,
+        "--exclude-resource-type", "test", "unit_test",
         "--target-path", str(work / f"target-{target}"), "--log-path", str(work / f"logs-{target}"),
     ]  # fmt: skip
     if not with_kendall:
@@ -135,7 +137,7 @@ def main() -> int:
         command = [sys.executable, "-m", "pytest", "-q", "-m", "spark",
                    "tests/test_spark_matches_duckdb.py"]  # fmt: skip
         if args.without_kendall:
-            command += ["-k", " and ".join(f"not {name}" for name in KENDALL[1:])]
+            command += ["-k", f"not {KENDALL[-1]}"]  # the mart
         return subprocess.run(command, cwd=PROJECT, env=compare_env, check=False).returncode
     return 0
 
