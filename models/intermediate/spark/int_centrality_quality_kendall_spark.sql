@@ -206,59 +206,32 @@ taus as (
     select
         weight_totals.classifier_id,
         weight_totals.centrality_metric_id,
-        weight_totals.stratum_id,
-        (
-            weight_totals.total_1
-            - ties_x.tie_weight_1
-            - ties_y.tie_weight_1
-            + ties_xy.tie_weight_1
-            - 2 * coalesce(discordant_weights.discordant_weight_1, 0)
-        )
-        / nullif(
-            sqrt(weight_totals.total_1 - ties_x.tie_weight_1)
-            * sqrt(weight_totals.total_1 - ties_y.tie_weight_1),
-            0
-        ) as tau_1,
-        (
-            weight_totals.total_2
-            - ties_x.tie_weight_2
-            - ties_y.tie_weight_2
-            + ties_xy.tie_weight_2
-            - 2 * coalesce(discordant_weights.discordant_weight_2, 0)
-        )
-        / nullif(
-            sqrt(weight_totals.total_2 - ties_x.tie_weight_2)
-            * sqrt(weight_totals.total_2 - ties_y.tie_weight_2),
-            0
-        ) as tau_2,
-        (
-            weight_totals.total_3
-            - ties_x.tie_weight_3
-            - ties_y.tie_weight_3
-            + ties_xy.tie_weight_3
-            - 2 * coalesce(discordant_weights.discordant_weight_3, 0)
-        )
-        / nullif(
-            sqrt(weight_totals.total_3 - ties_x.tie_weight_3)
-            * sqrt(weight_totals.total_3 - ties_y.tie_weight_3),
-            0
-        ) as tau_3
+        {%- for weight in [1, 2, 3] %}
+            (
+                weight_totals.total_{{ weight }}
+                - ties_x.tie_weight_{{ weight }}
+                - ties_y.tie_weight_{{ weight }}
+                + ties_xy.tie_weight_{{ weight }}
+                - 2 * coalesce(discordant_weights.discordant_weight_{{ weight }}, 0)
+            )
+            / nullif(
+                sqrt(weight_totals.total_{{ weight }} - ties_x.tie_weight_{{ weight }})
+                * sqrt(
+                    weight_totals.total_{{ weight }} - ties_y.tie_weight_{{ weight }}
+                ),
+                0
+            ) as tau_{{ weight }},
+        {%- endfor %}
+        weight_totals.stratum_id
     from weight_totals
-    inner join ties_x
-        on
-            weight_totals.classifier_id = ties_x.classifier_id
-            and weight_totals.centrality_metric_id = ties_x.centrality_metric_id
-            and weight_totals.stratum_id = ties_x.stratum_id
-    inner join ties_y
-        on
-            weight_totals.classifier_id = ties_y.classifier_id
-            and weight_totals.centrality_metric_id = ties_y.centrality_metric_id
-            and weight_totals.stratum_id = ties_y.stratum_id
-    inner join ties_xy
-        on
-            weight_totals.classifier_id = ties_xy.classifier_id
-            and weight_totals.centrality_metric_id = ties_xy.centrality_metric_id
-            and weight_totals.stratum_id = ties_xy.stratum_id
+    {% for tie in ['x', 'y', 'xy'] %}
+        inner join ties_{{ tie }}
+            on
+                weight_totals.classifier_id = ties_{{ tie }}.classifier_id
+                and weight_totals.centrality_metric_id
+                = ties_{{ tie }}.centrality_metric_id
+                and weight_totals.stratum_id = ties_{{ tie }}.stratum_id
+    {% endfor %}
     left join discordant_weights
         on
             weight_totals.classifier_id = discordant_weights.classifier_id
