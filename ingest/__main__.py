@@ -93,7 +93,13 @@ def _parser() -> argparse.ArgumentParser:
         "host-index", help="Common Crawl host-index Parquet (crawl=<id>/ folders) -> lake"
     )
     annotations = commands.add_parser(
-        "annotations", help="GneissWeb/FineWeb page-annotation Parquet -> lake"
+        "annotations",
+        help="page or host quality annotations (GneissWeb, FineWeb-Edu) Parquet -> lake",
+    )
+    annotations.add_argument(
+        "--profile",
+        help="read every file under this annotation profile instead of detecting it "
+        "(cc_gneissweb_urls, cc_gneissweb_hosts, dpk_gneissweb, fineweb_edu)",
     )
     for command in (host_index, annotations):
         command.add_argument(
@@ -179,12 +185,22 @@ def _lake_ingest(args: argparse.Namespace) -> int:
         else:
             files = [path for path in expand_inputs(args.path) if path.suffix == ".parquet"]
             if args.command == "host-index":
-                from ingest.host_index import ingest_host_index as ingest
+                from ingest.host_index import ingest_host_index
+
+                rows = ingest_host_index(
+                    files, args.lake, args.crawl, args.max_reject_rate, workers=args.workers or None
+                )
             else:
-                from ingest.annotations import ingest_annotations as ingest
-            rows = ingest(
-                files, args.lake, args.crawl, args.max_reject_rate, workers=args.workers or None
-            )
+                from ingest.annotations import ingest_annotations
+
+                rows = ingest_annotations(
+                    files,
+                    args.lake,
+                    args.crawl,
+                    args.max_reject_rate,
+                    workers=args.workers or None,
+                    profile=args.profile,
+                )
             what = args.command
     except LakeError as error:
         print(f"python -m ingest {args.command}: error: {error}", file=sys.stderr)

@@ -1,24 +1,33 @@
-"""``python -m ingest annotations``: GneissWeb page annotations → lake ``page_annotations``.
+"""``python -m ingest annotations``: page and host quality annotations → the lake.
 
-Inputs are Parquet files of FineWeb/GneissWeb rows (FORMATS.md §3.2-3.3): ``id`` (the
-WARC-Record-ID), ``dump`` (the crawl), ``url``, optionally ``url_surtkey``, and the GneissWeb
-classifier columns (``cosmo_fastText_score``, ``dclm_fastText_score``, the category
-labels and scores, readability, tokens per character, ``in_gneissweb``). Columns are read by
-name; a missing optional column is null and reported as drift (``ingest.parquet_input``).
+Each input Parquet file is read under one annotation profile (``ingest.annotation_profiles``),
+detected from its columns or named with ``--profile``; a file that matches no profile, or whose
+quality columns are all null, is refused with a message naming it and what is missing. Page-level
+profiles land in ``page_annotations``, host-level ones in ``host_annotations`` (``ingest.schemas``).
 
-Each row's crawl is its ``dump``; a file without ``dump`` takes its ``crawl=<id>`` folder or
-``--crawl``. The host key ``surt_host_name`` is derived from the URL by ``ingest.hosts``, the one
-place host keys are made, so annotations join to the host index and the graph by it.
+Per row:
 
-A row is rejected, with its reason, when its id is missing (``missing_id``), its URL has no valid
-host (``bad_url``), its crawl is not a crawl id (``bad_crawl``), or a score lies outside [0, 1]
-(``score_out_of_range``). Uniqueness of ``(crawl, doc_id)`` is checked by the staging model's
-tests.
+* the crawl is the row's ``dump`` (FineWeb-based sources) or ``crawl`` column, else the file's
+  ``crawl=<id>`` folder, else ``--crawl``;
+* the host key ``surt_host_name`` comes from ``ingest.hosts``: from the URL, from the host part
+  of Common Crawl's SURT URL key (``com,example)/path`` → ``com,example``, already in Common
+  Crawl's form), or, at host level, as given after validation;
+* the page key is the record id where the source has one, else ``url_surtkey`` and
+  ``fetch_time`` (``com,example)/a 2024-03-01T12:00:00.000000Z``).
+
+A row is rejected, with its reason, when it has no key (``missing_key``), no valid host
+(``bad_host``), no valid crawl (``bad_crawl``), no quality signal (``missing_quality``), a
+label the profile does not know (``unknown_label``), a value outside its range
+(``score_out_of_range``), or, under ``dpk_gneissweb``, a score below 0.5, which cannot be the
+probability of a binary model's predicted label (``score_not_predicted_label_probability``).
+Uniqueness of (crawl, page_key) and of (crawl, surt_host_name, annotation_profile) is checked by
+the staging models' tests.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,7 +36,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingest import schemas
-from ingest.hosts import surt_host_names_of_urls
+from ingest.annotation_profiles import HOST, AnnotationProfile, detect_profile, profile_named
+from ingest.hosts import bad_dotted_names, surt_host_names_of_urls
 from ingest.lake import (
     IngestReport,
     LakeError,
@@ -45,127 +55,319 @@ from ingest.parquet_input import (
     read_planned,
 )
 
-__all__ = ["SOURCE_NAMES", "ingest_annotations"]
+__all__ = ["ingest_annotations"]
 
 log = logging.getLogger(__name__)
 
-TABLE = "page_annotations"
+TABLES = {"page": "page_annotations", "host": "host_annotations"}
+_SCHEMAS = {"page": schemas.PAGE_ANNOTATIONS, "host": schemas.HOST_ANNOTATIONS}
 
-# Lake column → the source's column, where the spelling differs.
-SOURCE_NAMES = {
-    "doc_id": "id",
-    "cosmo_fasttext_label": "cosmo_fastText_label",
-    "cosmo_fasttext_score": "cosmo_fastText_score",
-    "dclm_fasttext_label": "dclm_fastText_label",
-    "dclm_fasttext_score": "dclm_fastText_score",
+# The four GneissWeb categories: lake column → (Common Crawl's column, data-prep-kit's
+# columns ``<category>_label``/``_score`` as the profile names them, a positive page's label).
+_CATEGORIES = {
+    "medical_score": ("gneissweb_medical", "medical", "medical"),
+    "education_score": ("gneissweb_education", "education", "education"),
+    "technology_score": ("gneissweb_technology", "technology", "technology"),
+    "science_score": ("gneissweb_science", "science", "science"),
 }
-_SCORES = [name for name in schemas.PAGE_ANNOTATIONS.names if name.endswith("_score")]
-_SCORES.remove("language_score")  # a language-ID confidence, also in [0, 1]
-_SCORES.append("language_score")
 
-# The rows as read: the lake's columns except the derived host key, plus the crawl.
-_READ = pa.schema(
-    [field for field in schemas.PAGE_ANNOTATIONS if field.name != "surt_host_name"]
-    + [pa.field("dump", pa.string())]
-)
+
+def _mask(values: pa.Array | pa.ChunkedArray, null_is: bool) -> np.ndarray:
+    return np.asarray(pc.fill_null(values, null_is).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _outside(values: pa.Array, low: float, high: float) -> np.ndarray:
+    """Rows whose value is not in [low, high] (NaN included); nulls are inside."""
+    inside = pc.and_(pc.greater_equal(values, low), pc.less_equal(values, high))
+    return ~_mask(inside, True)
+
+
+def _strip_label(labels: pa.Array) -> pa.Array:
+    return pc.utf8_lower(pc.replace_substring_regex(labels, r"^__label__", ""))
+
+
+class _Rows:
+    """One read batch turned into lake columns, with a rejection mask per reason."""
+
+    def __init__(self, batch: pa.RecordBatch, crawl: str | None, profile: AnnotationProfile):
+        self.batch = batch
+        self.profile = profile
+        self.size = batch.num_rows
+        self.columns: dict[str, pa.Array] = {}
+        self.reasons: dict[str, np.ndarray] = {}
+        column = profile.crawl_column
+        source = batch.column(column) if crawl is None else None
+        self.crawls = source if source is not None else pa.repeat(pa.scalar(crawl), self.size)
+
+    def reject(self, reason: str, mask: np.ndarray) -> None:
+        previous = self.reasons.get(reason)
+        self.reasons[reason] = mask if previous is None else previous | mask
+
+    def get(self, name: str) -> pa.Array:
+        return self.batch.column(name)
+
+
+def _crawl_checked(rows: _Rows) -> None:
+    valid = [value for value in pc.unique(rows.crawls).to_pylist() if value and is_crawl_id(value)]
+    known = pc.is_in(rows.crawls, value_set=pa.array(valid, pa.string()))
+    rows.reject("bad_crawl", ~_mask(known, False))
+
+
+def _host_from_surt_keys(rows: _Rows, keys: pa.Array) -> pa.Array:
+    """The host part of SURT keys (``com,example:8080)/a`` → ``com,example``), validated."""
+    host = pc.struct_field(pc.extract_regex(keys, r"^(?P<host>[^)]*)\)"), "host")
+    host = pc.utf8_lower(pc.replace_substring_regex(host, r":[0-9]*$", ""))
+    return _valid_surt(rows, host)
+
+
+def _valid_surt(rows: _Rows, surt: pa.Array) -> pa.Array:
+    """SURT host keys in the host-name alphabet, with no empty label; others rejected."""
+    if not pa.types.is_string(surt.type):
+        surt = surt.cast(pa.string())
+    dotted = pc.replace_substring(surt, ",", ".")
+    bad = bad_dotted_names(dotted)
+    rows.reject("bad_host", bad)
+    return pc.if_else(pa.array(bad), None, surt)
+
+
+def _fineweb_keys(rows: _Rows) -> None:
+    ids = rows.get("id")
+    rows.reject("missing_key", _mask(pc.equal(pc.utf8_length(ids), 0), True))
+    hosts, bad = surt_host_names_of_urls(rows.get("url"))
+    rows.reject("bad_host", bad)
+    rows.columns.update(
+        page_key=ids,
+        doc_id=ids,
+        url=rows.get("url"),
+        surt_host_name=hosts,
+        language=rows.get("language"),
+        language_score=rows.get("language_score"),
+    )
+    rows.reject("score_out_of_range", _outside(rows.get("language_score"), 0.0, 1.0))
+
+
+def _cc_urls(rows: _Rows) -> None:
+    keys, times = rows.get("url_surtkey"), rows.get("fetch_time")
+    missing = _mask(pc.equal(pc.utf8_length(keys), 0), True) | _mask(pc.is_null(times), True)
+    rows.reject("missing_key", missing)
+    stamp = pc.strftime(times, format="%Y-%m-%dT%H:%M:%SZ")
+    rows.columns.update(
+        page_key=pc.binary_join_element_wise(keys, stamp, " "),
+        url_surtkey=keys,
+        fetch_time=times,
+        surt_host_name=_host_from_surt_keys(rows, keys),
+        in_gneissweb=rows.get("in_gneissweb"),
+    )
+    rows.reject("missing_quality", _mask(pc.is_null(rows.get("in_gneissweb")), True))
+    _cc_categories(rows)
+
+
+def _cc_hosts(rows: _Rows) -> None:
+    rows.columns.update(
+        surt_host_name=_valid_surt(rows, pc.utf8_lower(rows.get("surt_host_name"))),
+        in_gneissweb=rows.get("in_gneissweb"),
+    )
+    rows.reject("missing_quality", _mask(pc.is_null(rows.get("in_gneissweb")), True))
+    _cc_categories(rows)
+
+
+def _cc_categories(rows: _Rows) -> None:
+    for lake_name, (source, _, _) in _CATEGORIES.items():
+        values = rows.get(source)
+        rows.reject("score_out_of_range", _outside(values, 0.0, 1.0))
+        rows.columns[lake_name] = values
+
+
+def _positive_probability(
+    rows: _Rows, labels: pa.Array, scores: pa.Array, positive: str, negative: str, strict: bool
+) -> pa.Array:
+    """P(positive) from a predicted label and its probability (data-prep-kit's convention).
+
+    With ``strict``, an unknown label or a score below 0.5 rejects the row; otherwise (the
+    category columns) it only leaves the probability null.
+    """
+    label = _strip_label(labels)
+    is_positive = pc.equal(label, positive)
+    known = pc.or_(is_positive, pc.equal(label, negative))
+    below_half = _mask(pc.less(scores, 0.5), False)
+    if strict:
+        rows.reject("unknown_label", ~_mask(known, True))
+        rows.reject("score_out_of_range", _outside(scores, 0.0, 1.0))
+        rows.reject("score_not_predicted_label_probability", below_half)
+    probability = pc.if_else(is_positive, scores, pc.subtract(1.0, scores))
+    usable = pc.and_(known, pc.invert(pa.array(below_half | _outside(scores, 0.0, 1.0))))
+    return pc.if_else(usable, probability, None)
+
+
+def _dpk_gneissweb(rows: _Rows) -> None:
+    _fineweb_keys(rows)
+    scores = rows.get("quality_score")
+    rows.reject("missing_quality", _mask(pc.is_null(scores), True))
+    rows.columns["quality_score"] = _positive_probability(
+        rows, rows.get("quality_label"), scores, "hq", "cc", strict=True
+    )
+    for lake_name, (_, category, positive) in _CATEGORIES.items():
+        rows.columns[lake_name] = _positive_probability(
+            rows,
+            rows.get(f"{category}_label"),
+            rows.get(f"{category}_score"),
+            positive,
+            "cc",
+            strict=False,
+        )
+
+
+def _fineweb_edu(rows: _Rows) -> None:
+    _fineweb_keys(rows)
+    score, int_score = rows.get("score"), rows.get("int_score")
+    rows.reject("missing_quality", _mask(pc.is_null(int_score), True))
+    rows.reject("score_out_of_range", _outside(int_score, 0, 5))
+    finite = pc.is_finite(score)
+    rows.reject("score_out_of_range", ~_mask(finite, True))
+    clipped = pc.min_element_wise(pc.max_element_wise(score, 0.0), 5.0)
+    rows.columns.update(
+        quality_score=pc.if_else(finite, pc.divide(clipped, 5.0), None),
+        quality_int_score=int_score,
+    )
+
+
+_READERS: dict[str, Callable[[_Rows], None]] = {
+    "cc_gneissweb_urls": _cc_urls,
+    "cc_gneissweb_hosts": _cc_hosts,
+    "dpk_gneissweb": _dpk_gneissweb,
+    "fineweb_edu": _fineweb_edu,
+}
 
 
 def _convert(
-    batch: pa.RecordBatch, report: IngestReport, first_row: int, crawl: str | None
+    batch: pa.RecordBatch,
+    profile: AnnotationProfile,
+    report: IngestReport,
+    first_row: int,
+    crawl: str | None,
 ) -> dict[str, pa.RecordBatch]:
     """The batch's valid rows in the lake schema, by crawl; the others counted as rejected."""
-    rows = batch.num_rows
-    ids = batch.column("doc_id")
-    missing_id = np.asarray(
-        pc.fill_null(pc.equal(pc.utf8_length(ids), 0), True).to_numpy(zero_copy_only=False)
+    rows = _Rows(batch, crawl, profile)
+    _crawl_checked(rows)
+    _READERS[profile.name](rows)
+    # Each rejected row counts once, under the first of its reasons in this order.
+    order = (
+        "missing_key",
+        "bad_host",
+        "bad_crawl",
+        "missing_quality",
+        "unknown_label",
+        "score_out_of_range",
+        "score_not_predicted_label_probability",
     )
-    hosts, bad_url = surt_host_names_of_urls(batch.column("url"))
-    dump = batch.column("dump") if crawl is None else pa.repeat(pa.scalar(crawl), rows)
-    valid = [value for value in pc.unique(dump).to_pylist() if value and is_crawl_id(value)]
-    bad_crawl = ~np.asarray(
-        pc.is_in(dump, value_set=pa.array(valid, pa.string())).to_numpy(zero_copy_only=False),
-        dtype=bool,
-    )
-    out_of_range = np.zeros(rows, dtype=bool)
-    for name in _SCORES:
-        column = batch.column(name)
-        if column.null_count == rows:
+    bad = np.zeros(rows.size, dtype=bool)
+    exclusive = []
+    for reason in order:
+        mask = rows.reasons.get(reason)
+        if mask is None:
             continue
-        inside = pc.and_(pc.greater_equal(column, 0.0), pc.less_equal(column, 1.0))
-        out_of_range |= ~np.asarray(
-            pc.fill_null(inside, True).to_numpy(zero_copy_only=False), dtype=bool
-        )
-    reasons = (
-        ("missing_id", missing_id),
-        ("bad_url", bad_url & ~missing_id),
-        ("bad_crawl", bad_crawl & ~missing_id & ~bad_url),
-        ("score_out_of_range", out_of_range & ~missing_id & ~bad_url & ~bad_crawl),
-    )
-    bad = missing_id | bad_url | bad_crawl | out_of_range
-    report.reject_rows(
-        reasons,
-        first_row,
-        lambda row: f"id={ids[row].as_py()!r} url={batch.column('url')[row].as_py()!r}",
-    )
+        exclusive.append((reason, mask & ~bad))
+        bad |= mask
+    report.reject_rows(exclusive, first_row, lambda row: str(batch.slice(row, 1).to_pylist()))
+    schema = _SCHEMAS[profile.level]
+    name = pa.repeat(pa.scalar(profile.name), rows.size)
     arrays = [
-        hosts if field.name == "surt_host_name" else batch.column(field.name)
-        for field in schemas.PAGE_ANNOTATIONS
+        name
+        if field.name == "annotation_profile"
+        else rows.columns.get(field.name, pa.nulls(rows.size, field.type)).cast(field.type)
+        for field in schema
     ]
-    table = pa.RecordBatch.from_arrays(arrays, schema=schemas.PAGE_ANNOTATIONS)
     keep = ~bad
     report.written += int(keep.sum())
     if not keep.any():
         return {}
-    if keep.all() and len(valid) == 1:
-        return {valid[0]: table}
-    kept_crawls = dump.filter(pa.array(keep))
-    table = table.filter(pa.array(keep))
-    return {value: table.filter(pc.equal(kept_crawls, value)) for value in sorted(valid)}
+    table = pa.RecordBatch.from_arrays(arrays, schema=schema)
+    crawls = rows.crawls
+    if not keep.all():
+        table = table.filter(pa.array(keep))
+        crawls = crawls.filter(pa.array(keep))
+    values = pc.unique(crawls).to_pylist()
+    if len(values) == 1:
+        return {values[0]: table}
+    return {value: table.filter(pc.equal(crawls, value)) for value in sorted(values)}
 
 
 def _ingest_file(
     path: Path,
     sha: str,
     crawl: str | None,
+    profile_name: str | None,
     lake: Path,
     max_reject_rate: float,
     batch_rows: int,
 ) -> dict:
     started = datetime.now(UTC)
     parquet = open_parquet(path)
+    profile = detect_profile(path, parquet.schema_arrow.names, profile_name)
+    spelt = profile.source_names(parquet.schema_arrow.names)
     plan, drift = plan_columns(
-        path, parquet.schema_arrow, _READ, SOURCE_NAMES, {}, required=["doc_id", "url"]
+        path, parquet.schema_arrow, profile.read_schema, spelt, {}, required=profile.required
     )
-    if plan.sources[-1] is None:  # no dump column: the crawl comes from the path or --crawl
-        drift = [note for note in drift if not note.startswith("missing column dump")]
+    read_from_file = dict(zip(profile.read_schema.names, plan.sources, strict=True))
+    if read_from_file.get(profile.crawl_column) is None:  # the crawl comes from the path
+        missing_crawl = f"missing column {profile.crawl_column}"
+        drift = [note for note in drift if not note.startswith(missing_crawl)]
         crawl = crawl_of_path(path, crawl)
     else:  # each row names its crawl
         crawl = None
-    report = IngestReport(path, drift=drift)
+    _check_quality_present(path, parquet, profile, read_from_file)
+    report = IngestReport(path, drift=[f"annotation profile {profile.name}", *drift])
     for note in drift:
         log.info("%s: schema drift: %s", path, note)
+    table = TABLES[profile.level]
+    schema = _SCHEMAS[profile.level]
     with PartWriter(
         lake,
-        TABLE,
+        table,
         file_key(sha),
-        schemas.PAGE_ANNOTATIONS,
+        schema,
         "crawl",
-        dictionary_columns=[
-            name for name in schemas.PAGE_ANNOTATIONS.names if name.endswith("_label")
-        ]
-        + ["language", "in_gneissweb"],
+        dictionary_columns=["annotation_profile", "language", "in_gneissweb"]
+        if profile.level != HOST
+        else ["annotation_profile", "in_gneissweb"],
     ) as writer:
         for batch in read_planned(parquet, plan, batch_rows):
             first_row = report.read
             report.read += batch.num_rows
-            for value, part in _convert(batch, report, first_row, crawl).items():
+            for value, part in _convert(batch, profile, report, first_row, crawl).items():
                 writer.write(value, part)
         report.check(max_reject_rate)
         outputs = writer.publish()
     crawls = sorted(writer.rows)
     return commit_manifest(
-        lake, TABLE, report, sha, outputs, started, crawl=",".join(crawls) or crawl
+        lake, table, report, sha, outputs, started, crawl=",".join(crawls) or crawl
     )
+
+
+def _check_quality_present(
+    path: Path, parquet, profile: AnnotationProfile, read_from_file: dict[str, str | None]
+) -> None:
+    """Refuse a file whose quality columns are missing or entirely null."""
+    metadata = parquet.metadata
+    for name in profile.quality:
+        source = read_from_file.get(name)
+        if source is None:
+            raise LakeError(f"{path}: profile {profile.name}: quality column {name} is missing")
+        index = parquet.schema_arrow.get_field_index(source)  # the plan's spelling
+        nulls = 0
+        for group in range(metadata.num_row_groups):
+            statistics = metadata.row_group(group).column(index).statistics
+            if statistics is None or not statistics.has_null_count:
+                nulls = -1
+                break
+            nulls += statistics.null_count
+        if nulls == -1:  # no statistics: read the column
+            nulls = parquet.read(columns=[source]).column(0).null_count
+        if metadata.num_rows and nulls == metadata.num_rows:
+            raise LakeError(
+                f"{path}: profile {profile.name}: quality column {source} is null in all "
+                f"{metadata.num_rows:,} rows, so the file says nothing about quality"
+            )
 
 
 def ingest_annotations(
@@ -175,22 +377,46 @@ def ingest_annotations(
     max_reject_rate: float = 0.001,
     batch_rows: int = 1 << 18,
     workers: int | None = None,
+    profile: str | None = None,
 ) -> list[dict]:
-    """Ingest GneissWeb/FineWeb annotation Parquet files; return the new manifest rows.
+    """Ingest page- or host-level annotation Parquet files; return the new manifest rows.
 
     Files already in the lake (same SHA-256) are skipped; the others are ingested by
     ``workers`` processes (default: one per core), each file on its own.
 
+    Args:
+        inputs: Parquet files.
+        lake: the lake folder.
+        crawl: the crawl of files whose rows and path do not name one.
+        max_reject_rate: fail a file when more than this share of its rows is rejected.
+        batch_rows: rows read at a time.
+        workers: processes.
+        profile: read every file under this profile instead of detecting it.
+
     Raises:
-        LakeError: for a file that is unreadable, lacks ``id``/``url``, has no crawl, or has
-            too many rejected rows (files already done stay committed).
+        LakeError: for a file that is unreadable, matches no profile, lacks a profile's
+            columns or quality, has no crawl, or has too many rejected rows (files already
+            done stay committed).
     """
     if not inputs:
         raise LakeError("no input files")
     if crawl is not None and not is_crawl_id(crawl):
         raise LakeError(f"not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
-    jobs = [
-        (path, sha, crawl, lake, max_reject_rate, batch_rows)
-        for path, sha in new_inputs(lake, TABLE, inputs)
-    ]
+    if profile is not None:
+        profile_named(profile)
+    profiles = {path: _profile_of(path, profile) for path in inputs}  # fail before any work
+    jobs = []
+    for level, table in TABLES.items():
+        files = [path for path in inputs if profiles[path].level == level]
+        if files:
+            jobs += [
+                (path, sha, crawl, profile, lake, max_reject_rate, batch_rows)
+                for path, sha in new_inputs(lake, table, files)
+            ]
+    order = {path: index for index, path in enumerate(inputs)}
+    jobs.sort(key=lambda job: order[job[0]])
     return map_files(_ingest_file, jobs, workers)
+
+
+def _profile_of(path: Path, named: str | None) -> AnnotationProfile:
+    return detect_profile(path, open_parquet(path).schema_arrow.names, named)

@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ingest import schemas
-from ingest.hosts import host_from_url, surt_host_name
+from ingest.hosts import host_from_url, host_tld, registry_suffix, surt_host_name
 from ingest.lake import (
     IngestReport,
     LakeError,
@@ -234,7 +234,7 @@ def process_file(path: Path, sha: str) -> FileOutcome:
         except ValueError:
             outcome.rejected["bad_url"] += 1
             continue
-        parts = context.extractor(host)
+        registered = context.extractor(host).top_domain_under_public_suffix or None
         if language is None:
             needs_language.append(len(rows))
             source = "fasttext_lid176"
@@ -243,8 +243,9 @@ def process_file(path: Path, sha: str) -> FileOutcome:
                 "doc_id": item.record_id,
                 "url": item.url,
                 "surt_host_name": surt,
-                "url_host_registered_domain": parts.top_domain_under_public_suffix or None,
-                "url_host_tld": parts.suffix or None,
+                "url_host_registered_domain": registered,
+                "url_host_tld": host_tld(host),
+                "url_host_registry_suffix": registry_suffix(registered),
                 "warc_file": path.name,
                 "warc_record_offset": item.offset,
                 "language": language,

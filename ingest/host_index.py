@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingest import schemas
+from ingest.hosts import registry_suffixes
 from ingest.lake import (
     IngestReport,
     LakeError,
@@ -53,9 +54,15 @@ REFERENCE_TYPES: dict[str, pa.DataType] = {
         pa.int32() if field.type == pa.int64() else field.type
     )
     for field in schemas.HOST_INDEX
+    if field.name != "url_host_registry_suffix"
 }
 
 _COUNTS = [field.name for field in schemas.HOST_INDEX if field.type == pa.int64()]
+
+# The columns read from the index: all but the public suffix, derived from the registered
+# domain (ingest.hosts: the same derivation as the documents').
+_DERIVED = "url_host_registry_suffix"
+_READ = pa.schema([field for field in schemas.HOST_INDEX if field.name != _DERIVED])
 
 
 def _checked(batch: pa.RecordBatch, report: IngestReport, first_row: int) -> pa.RecordBatch:
@@ -82,6 +89,16 @@ def _checked(batch: pa.RecordBatch, report: IngestReport, first_row: int) -> pa.
     return batch.filter(pa.array(~bad))
 
 
+def _with_registry_suffix(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The batch in the lake schema: the public suffix added from the registered domain."""
+    suffix = registry_suffixes(batch.column("url_host_registered_domain"))
+    arrays = [
+        suffix if field.name == _DERIVED else batch.column(field.name)
+        for field in schemas.HOST_INDEX
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=schemas.HOST_INDEX)
+
+
 def _ingest_file(
     path: Path, sha: str, crawl: str, lake: Path, max_reject_rate: float, batch_rows: int
 ) -> dict:
@@ -90,7 +107,7 @@ def _ingest_file(
     plan, drift = plan_columns(
         path,
         parquet.schema_arrow,
-        schemas.HOST_INDEX,
+        _READ,
         SOURCE_NAMES,
         REFERENCE_TYPES,
         required=["surt_host_name"],
@@ -104,12 +121,12 @@ def _ingest_file(
         file_key(sha),
         schemas.HOST_INDEX,
         "crawl",
-        dictionary_columns=["url_host_tld"],
+        dictionary_columns=["url_host_tld", _DERIVED],
     ) as writer:
         for batch in read_planned(parquet, plan, batch_rows):
             first_row = report.read
             report.read += batch.num_rows
-            kept = _checked(batch, report, first_row)
+            kept = _with_registry_suffix(_checked(batch, report, first_row))
             report.written += kept.num_rows
             writer.write(crawl, kept)
         report.check(max_reject_rate)

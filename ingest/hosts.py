@@ -8,6 +8,17 @@ Common Crawl spells a host three ways:
 
 Both Common Crawl forms lower-case the name, turn IDNs into punycode and drop one leading
 ``www`` label when more than two labels remain (``www.com`` stays ``com,www``).
+
+A host also has two notions of "TLD", kept apart and named as Common Crawl names them:
+
+* ``url_host_tld``, the last label of the host name (``uk`` for ``www.ox.ac.uk``): what Common
+  Crawl's host index and columnar index call ``url_host_tld`` ("top-level domain or last part
+  of the hostname", cc-index-table's schema). The paper's per-TLD shares (its ``.uk``) use it.
+* ``url_host_registry_suffix``, the public suffix under which the host's domain is registered
+  (``ac.uk``): the columnar index's ``url_host_registry_suffix``. The TLD macro categories
+  (academic, government, …) need it. It is the registered domain without its first label, so
+  it is computed the same way for documents (registered domain from the public-suffix list)
+  and for the host index (its ``url_host_registered_domain``).
 """
 
 from __future__ import annotations
@@ -20,7 +31,11 @@ import pyarrow.compute as pc
 
 __all__ = [
     "host_from_url",
+    "host_tld",
+    "hosts_tlds_of_surt",
     "normalise_host",
+    "registry_suffix",
+    "registry_suffixes",
     "rev_host_to_surt",
     "rev_hosts_to_surt",
     "surt_host_name",
@@ -73,6 +88,29 @@ def surt_host_name(host: str) -> str:
     if len(labels) > 2 and labels[0] == "www":
         labels = labels[1:]
     return ",".join(reversed(labels))
+
+
+def host_tld(host: str) -> str | None:
+    """``url_host_tld`` of a normalised host name: its last label, None for an IP address.
+
+    Examples:
+        ``www.ox.ac.uk`` → ``uk``; ``example.com`` → ``com``; ``192.0.2.1`` → None.
+    """
+    label = host.rsplit(".", 1)[-1]
+    if not label or label.isdigit():
+        return None
+    return label
+
+
+def registry_suffix(registered_domain: str | None) -> str | None:
+    """``url_host_registry_suffix``: a registered domain without its first label.
+
+    Examples:
+        ``ox.ac.uk`` → ``ac.uk``; ``example.com`` → ``com``; None or ``''`` → None.
+    """
+    if not registered_domain or "." not in registered_domain:
+        return None
+    return registered_domain.split(".", 1)[1]
 
 
 def rev_host_to_surt(rev_host: str) -> str:
@@ -141,6 +179,25 @@ def bad_dotted_names(names: pa.Array) -> np.ndarray:
     filled = lengths > 0
     bad[filled] |= dots[offsets[:-1][filled]] | dots[offsets[1:][filled] - 1]
     return bad
+
+
+def registry_suffixes(registered_domains: pa.Array) -> pa.Array:
+    """:func:`registry_suffix` over an array (null where there is no suffix)."""
+    if not pa.types.is_string(registered_domains.type):
+        registered_domains = registered_domains.cast(pa.string())
+    suffix = pc.struct_field(
+        pc.extract_regex(registered_domains, r"^[^.]+[.](?P<suffix>.+)$"), "suffix"
+    )
+    return pc.if_else(pc.equal(suffix, ""), None, suffix)
+
+
+def hosts_tlds_of_surt(surt_host_names: pa.Array) -> pa.Array:
+    """:func:`host_tld` of SURT host keys (``uk,ac,ox`` → ``uk``), over an array."""
+    if not pa.types.is_string(surt_host_names.type):
+        surt_host_names = surt_host_names.cast(pa.string())
+    label = pc.struct_field(pc.extract_regex(surt_host_names, r"^(?P<tld>[^,]*)"), "tld")
+    numeric = pc.match_substring_regex(label, r"^[0-9]*$")
+    return pc.if_else(numeric, None, label)
 
 
 def rev_hosts_to_surt(rev_hosts: pa.Array) -> pa.Array:

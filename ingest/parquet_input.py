@@ -6,7 +6,8 @@ input file is read by column name into the lake's explicit schema:
 
 * a column the lake needs but the file lacks is null (refused if the column is required);
 * a column of another type of the same family (int32/int64/uint, float/double, string/large
-  string) is cast safely (an overflow is an error naming the file and column);
+  string, timestamps of any unit and zone, read as UTC) is cast safely (an overflow is an
+  error naming the file and column);
 * a type of another family (text where a count belongs) is an error naming the file and column;
 * every such difference from the source's reference schema is reported, in the file's manifest
   row (``schema_drift``) and in the log.
@@ -70,6 +71,8 @@ def _family(kind: pa.DataType) -> str:
         return "string"
     if pa.types.is_boolean(kind):
         return "boolean"
+    if pa.types.is_timestamp(kind):
+        return "timestamp"
     if pa.types.is_dictionary(kind):
         return _family(kind.value_type)
     return str(kind)

@@ -14,6 +14,7 @@ import pyarrow as pa
 __all__ = [
     "DOCUMENTS",
     "DOCUMENT_SCORES",
+    "HOST_ANNOTATIONS",
     "HOST_EDGES",
     "HOST_INDEX",
     "HOST_RANKS",
@@ -30,7 +31,8 @@ DOCUMENTS = pa.schema(
         pa.field("url", pa.string(), nullable=False),  # WARC-Target-URI
         pa.field("surt_host_name", pa.string(), nullable=False),  # ingest.hosts.surt_host_name
         pa.field("url_host_registered_domain", pa.string()),  # example.co.uk
-        pa.field("url_host_tld", pa.string()),  # public suffix: co.uk, com, de
+        pa.field("url_host_tld", pa.string()),  # last label of the host name: uk, com, de
+        pa.field("url_host_registry_suffix", pa.string()),  # public suffix: co.uk, com, de
         pa.field("warc_file", pa.string(), nullable=False),  # file name the record came from
         pa.field("warc_record_offset", pa.int64(), nullable=False),  # byte offset of the record
         pa.field("language", pa.string()),  # ISO 639-1 code of the main language
@@ -110,8 +112,9 @@ HOST_EDGES = pa.schema(
 HOST_INDEX = pa.schema(
     [
         pa.field("surt_host_name", pa.string(), nullable=False),
-        pa.field("url_host_registered_domain", pa.string()),
-        pa.field("url_host_tld", pa.string()),
+        pa.field("url_host_registered_domain", pa.string()),  # example.co.uk
+        pa.field("url_host_tld", pa.string()),  # last label of the host name: uk, com, va
+        pa.field("url_host_registry_suffix", pa.string()),  # co.uk: from the registered domain
         pa.field("hcrank", pa.float64()),  # raw harmonic centrality of the graph
         pa.field("prank", pa.float64()),  # raw PageRank
         pa.field("hcrank10", pa.float64()),  # harmonic centrality on a 0-10 scale
@@ -129,30 +132,42 @@ HOST_INDEX = pa.schema(
     ]
 )
 
-# One row per annotated page per crawl: GneissWeb/FineWeb columns (FORMATS.md §3.2-3.3).
+# One row per annotated page per crawl, whatever the source (ingest/annotation_profiles.py says
+# how each source's columns are read). What makes a page high quality is the warehouse's
+# `annotation_profiles` seed, per profile, so the lake keeps the signals, not a verdict.
 PAGE_ANNOTATIONS = pa.schema(
     [
-        pa.field("doc_id", pa.string(), nullable=False),  # FineWeb `id`: the WARC-Record-ID
-        pa.field("url", pa.string(), nullable=False),
+        # the page within its crawl: doc_id where the source has one, else url_surtkey and
+        # fetch_time (Common Crawl's URL-level annotations)
+        pa.field("page_key", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string()),  # FineWeb `id`: the response's WARC-Record-ID
+        pa.field("url", pa.string()),
         pa.field("url_surtkey", pa.string()),  # com,example)/path, when the source has it
-        pa.field("surt_host_name", pa.string(), nullable=False),  # from the URL, ingest.hosts
+        pa.field("fetch_time", pa.timestamp("us", tz="UTC")),  # the capture, when given
+        pa.field("surt_host_name", pa.string(), nullable=False),  # ingest.hosts
+        pa.field("annotation_profile", pa.string(), nullable=False),
         pa.field("language", pa.string()),
         pa.field("language_score", pa.float64()),
-        pa.field("cosmo_fasttext_label", pa.string()),  # GneissWeb quality annotator
-        pa.field("cosmo_fasttext_score", pa.float64()),
-        pa.field("dclm_fasttext_label", pa.string()),
-        pa.field("dclm_fasttext_score", pa.float64()),
-        pa.field("medical_label", pa.string()),
-        pa.field("medical_score", pa.float64()),
-        pa.field("education_label", pa.string()),
+        pa.field("quality_score", pa.float64()),  # the profile's P(hq)-like score in [0, 1]
+        pa.field("quality_int_score", pa.int64()),  # FineWeb-Edu's int_score (0-5)
+        pa.field("in_gneissweb", pa.bool_()),  # the page is in GneissWeb
+        pa.field("medical_score", pa.float64()),  # GneissWeb category probabilities
         pa.field("education_score", pa.float64()),
-        pa.field("technology_computing_label", pa.string()),
-        pa.field("technology_computing_score", pa.float64()),
-        pa.field("science_label", pa.string()),
+        pa.field("technology_score", pa.float64()),
         pa.field("science_score", pa.float64()),
-        pa.field("mcalpine_eflaw_textstat", pa.float64()),
-        pa.field("tokens_per_doc_num_chars", pa.float64()),
-        pa.field("in_gneissweb", pa.bool_()),  # when the source marks GneissWeb membership
+    ]
+)
+
+# One row per annotated host per crawl (Common Crawl's host-level GneissWeb annotations).
+HOST_ANNOTATIONS = pa.schema(
+    [
+        pa.field("surt_host_name", pa.string(), nullable=False),
+        pa.field("annotation_profile", pa.string(), nullable=False),
+        pa.field("in_gneissweb", pa.bool_()),  # the host has pages in GneissWeb
+        pa.field("medical_score", pa.float64()),  # the host's category scores
+        pa.field("education_score", pa.float64()),
+        pa.field("technology_score", pa.float64()),
+        pa.field("science_score", pa.float64()),
     ]
 )
 
@@ -165,4 +180,5 @@ TABLES: dict[str, tuple[pa.Schema, str]] = {
     "host_edges": (HOST_EDGES, "release"),
     "host_index": (HOST_INDEX, "crawl"),
     "page_annotations": (PAGE_ANNOTATIONS, "crawl"),
+    "host_annotations": (HOST_ANNOTATIONS, "crawl"),
 }

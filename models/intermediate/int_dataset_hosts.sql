@@ -6,8 +6,8 @@ hosts_profiled as (
     select * from {{ ref('int_hosts_profiled') }}
 ),
 
-page_annotations as (
-    select * from {{ ref('stg_gneissweb__page_annotations') }}
+pages_flagged as (
+    select * from {{ ref('int_page_annotations_flagged') }}
 ),
 
 host_crawls as (
@@ -15,11 +15,9 @@ host_crawls as (
 ),
 
 fullcrawl_hosts as (
-    select page_annotations.surt_host_name
-    from page_annotations
-    where
-        page_annotations.crawl = '{{ var("fullcrawl_crawl") }}'
-        and page_annotations.gneissweb_quality_score is not null
+    select pages_flagged.surt_host_name
+    from pages_flagged
+    where pages_flagged.crawl = '{{ var("fullcrawl_crawl") }}'
     group by all
 ),
 

@@ -9,8 +9,8 @@ documents as (
     select * from {{ ref('stg_crawl__documents') }}
 ),
 
-page_annotations as (
-    select * from {{ ref('stg_gneissweb__page_annotations') }}
+pages_flagged as (
+    select * from {{ ref('int_page_annotations_flagged') }}
 ),
 
 dataset_hosts as (
@@ -31,15 +31,13 @@ dataset_pages as (
     select
         dataset_hosts.dataset_id,
         dataset_hosts.host_id,
-        page_annotations.doc_id
-    from page_annotations
+        pages_flagged.page_key as doc_id
+    from pages_flagged
     inner join dataset_hosts
         on
             dataset_hosts.dataset_id = 2
-            and page_annotations.surt_host_name = dataset_hosts.surt_host_name
-    where
-        page_annotations.crawl = '{{ var("fullcrawl_crawl") }}'
-        and page_annotations.gneissweb_quality_score is not null
+            and pages_flagged.surt_host_name = dataset_hosts.surt_host_name
+    where pages_flagged.crawl = '{{ var("fullcrawl_crawl") }}'
 ),
 
 -- A page's place in each seed's sample of its host (SPEC §4.0, A5): the host's pages in

@@ -4,8 +4,19 @@ classifiers as (
     select * from {{ ref('int_classifiers') }}
 ),
 
+pages_flagged as (
+    select * from {{ ref('int_page_annotations_flagged') }}
+),
+
+-- The full crawl's signal is its annotation profile (one per crawl: a data test).
+fullcrawl_profiles as (
+    select distinct pages_flagged.annotation_profile
+    from pages_flagged
+    where pages_flagged.crawl = '{{ var("fullcrawl_crawl") }}'
+),
+
 -- RQ3's two datasets (SPEC A5): the classified sample, scored by every registry
--- classifier, and the full crawl, whose pages carry GneissWeb's quality annotation.
+-- classifier, and the full crawl, whose pages carry their annotation profile's flag.
 dataset_signals as (
     select
         ---------- ids
@@ -23,8 +34,10 @@ dataset_signals as (
         2 as dataset_id,
         'fullcrawl' as dataset,
         1 as classifier_id,
-        'gneissweb_quality' as classifier,
-        {{ var('hq_threshold_default') }} as hq_threshold
+        fullcrawl_profiles.annotation_profile as classifier,
+        -- the pages carry their profile's flag (int_page_annotations_flagged)
+        null::double as hq_threshold
+    from fullcrawl_profiles
 )
 
 select * from dataset_signals

@@ -1,37 +1,66 @@
 {{ config(materialized='table') }}
 
-{#- SPEC §5 #12: what makes an annotated page high quality -#}
-{%- if var('rq4_hq_annotation') == 'in_gneissweb' %}
-    {%- set annotation = 'page_annotations.is_in_gneissweb' %}
-    {%- set is_hq = 'page_annotations.is_in_gneissweb' %}
-{%- else %}
-    {%- set annotation = 'page_annotations.gneissweb_quality_score' %}
-    {%- set is_hq = 'page_annotations.gneissweb_quality_score > '
-        ~ var('hq_threshold_default') %}
-{%- endif %}
-
 with
 
-page_annotations as (
-    select * from {{ ref('stg_gneissweb__page_annotations') }}
+pages_flagged as (
+    select * from {{ ref('int_page_annotations_flagged') }}
 ),
 
--- SPEC A7: a page counts when GneissWeb annotated it, and is high quality when its
--- quality score is above the threshold (or, with `rq4_hq_annotation: in_gneissweb`,
--- when GneissWeb kept it).
+host_annotations as (
+    select * from {{ ref('stg_annotations__hosts') }}
+),
+
+-- SPEC A7: a host's HQ density in a crawl is the share of its annotated pages that are
+-- high quality (each page under its profile's rule).
+page_level as (
+    select
+        pages_flagged.crawl,
+        pages_flagged.surt_host_name,
+        'page' as annotation_level,
+        count(*) as annotated_page_count,
+        count(*) filter (where pages_flagged.is_hq) as hq_page_count
+    from pages_flagged
+    group by all
+),
+
+crawls_with_pages as (
+    select distinct page_level.crawl
+    from page_level
+),
+
+-- A crawl with host-level annotations only: the host's flag stands for its density (1
+-- for a host with pages in GneissWeb, else 0); there are no page counts.
+host_level as (
+    select
+        host_annotations.crawl,
+        host_annotations.surt_host_name,
+        'host' as annotation_level,
+        null::bigint as annotated_page_count,
+        null::bigint as hq_page_count,
+        case when host_annotations.is_in_gneissweb then 1.0 else 0.0 end as hq_density
+    from host_annotations
+    anti join crawls_with_pages
+        on host_annotations.crawl = crawls_with_pages.crawl
+),
+
 host_crawl_annotations as (
     select
-        ---------- ids
-        page_annotations.crawl,
-        page_annotations.surt_host_name,
-
-        ---------- numerics
-        count(*) as annotated_page_count,
-        count(*) filter (where {{ is_hq }}) as hq_page_count
-
-    from page_annotations
-    where {{ annotation }} is not null
-    group by all
+        page_level.crawl,
+        page_level.surt_host_name,
+        page_level.annotation_level,
+        page_level.annotated_page_count,
+        page_level.hq_page_count,
+        page_level.hq_page_count / page_level.annotated_page_count as hq_density
+    from page_level
+    union all
+    select
+        host_level.crawl,
+        host_level.surt_host_name,
+        host_level.annotation_level,
+        host_level.annotated_page_count,
+        host_level.hq_page_count,
+        host_level.hq_density
+    from host_level
 )
 
 select * from host_crawl_annotations

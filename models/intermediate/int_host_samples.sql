@@ -23,8 +23,8 @@ document_scores as (
     select * from {{ ref('stg_crawl__document_scores') }}
 ),
 
-page_annotations as (
-    select * from {{ ref('stg_gneissweb__page_annotations') }}
+pages_flagged as (
+    select * from {{ ref('int_page_annotations_flagged') }}
 ),
 
 dataset_signals as (
@@ -39,8 +39,9 @@ hosts_profiled as (
     select * from {{ ref('int_hosts_profiled') }}
 ),
 
--- Each signal's scores: the classifiers' of the sample's documents, GneissWeb's of the
--- crawl's annotated pages. Read twice below; reading the files again is cheaper.
+-- Each signal's scores: the classifiers' of the sample's documents, the annotations' of
+-- the full crawl's pages (their profile's flag, and score where it has one). Read twice
+-- below; reading the files again is cheaper.
 signal_scores as {{ not_materialized() }} (
     select
         dataset_signals.dataset_id,
@@ -57,15 +58,15 @@ signal_scores as {{ not_materialized() }} (
     select
         dataset_signals.dataset_id,
         dataset_signals.classifier_id,
-        page_annotations.doc_id,
-        page_annotations.gneissweb_quality_score as score,
-        page_annotations.gneissweb_quality_score > dataset_signals.hq_threshold as is_hq
-    from page_annotations
+        pages_flagged.page_key as doc_id,
+        pages_flagged.signal_score as score,
+        pages_flagged.is_hq
+    from pages_flagged
     inner join dataset_signals
-        on dataset_signals.dataset_id = 2
-    where
-        page_annotations.crawl = '{{ var("fullcrawl_crawl") }}'
-        and page_annotations.gneissweb_quality_score is not null
+        on
+            dataset_signals.dataset_id = 2
+            and pages_flagged.annotation_profile = dataset_signals.classifier
+    where pages_flagged.crawl = '{{ var("fullcrawl_crawl") }}'
 ),
 
 signal_pages as (

@@ -10,8 +10,8 @@ language_strata as (
     select * from {{ ref('language_strata') }}
 ),
 
-tld_macro_categories as (
-    select * from {{ ref('tld_macro_categories') }}
+suffix_categories as (
+    select * from {{ ref('int_registry_suffix_categories') }}
 ),
 
 host_ranks as (
@@ -29,29 +29,13 @@ hosts_from_documents as (
         count(*) filter (where language_strata.language_stratum = 'english')
         / count(*) as english_doc_share,
         mode(documents.url_host_tld) as url_host_tld,
+        mode(documents.url_host_registry_suffix) as url_host_registry_suffix,
         mode(documents.url_host_registered_domain) as url_host_registered_domain
 
     from documents
     left join language_strata
         on documents.language = language_strata.language
     group by all
-),
-
-tld_categories_matched as (
-    select
-        hosts_from_documents.surt_host_name,
-        tld_macro_categories.macro_category
-
-    from hosts_from_documents
-    inner join tld_macro_categories
-        on hosts_from_documents.url_host_tld like tld_macro_categories.suffix_pattern
-    qualify
-        row_number() over (
-            partition by hosts_from_documents.surt_host_name
-            order by
-                tld_macro_categories.match_priority,
-                tld_macro_categories.suffix_pattern
-        ) = 1
 ),
 
 sample_crawl_hosts as (
@@ -75,7 +59,8 @@ hosts_profiled as (
         ---------- strings
         hosts_from_documents.url_host_registered_domain,
         hosts_from_documents.url_host_tld,
-        coalesce(tld_categories_matched.macro_category, 'other_generic')
+        hosts_from_documents.url_host_registry_suffix,
+        coalesce(suffix_categories.tld_macro_category, 'other_generic')
             as tld_macro_category,
         case
             when
@@ -99,8 +84,10 @@ hosts_profiled as (
         graph_release_ranks.surt_host_name is not null as is_in_graph
 
     from hosts_from_documents
-    left join tld_categories_matched
-        on hosts_from_documents.surt_host_name = tld_categories_matched.surt_host_name
+    left join suffix_categories
+        on
+            hosts_from_documents.url_host_registry_suffix
+            = suffix_categories.url_host_registry_suffix
     left join graph_release_ranks
         on hosts_from_documents.surt_host_name = graph_release_ranks.surt_host_name
     left join sample_crawl_hosts

@@ -20,35 +20,13 @@ plan_classifier as (
     select * from {{ ref('int_plan_classifier') }}
 ),
 
-tld_macro_categories as (
-    select * from {{ ref('tld_macro_categories') }}
+suffix_categories as (
+    select * from {{ ref('int_registry_suffix_categories') }}
 ),
 
 plan_crawl_hosts as (
     select * from host_crawls
     where crawl = '{{ var("plan_crawl") }}'
-),
-
--- Each TLD of the host index once, matched to its macro category as int_hosts_profiled
--- matches the sample's hosts (the first pattern by priority).
-tld_categories as (
-    select
-        plan_tlds.url_host_tld,
-        tld_macro_categories.macro_category
-
-    from (
-        select distinct plan_crawl_hosts.url_host_tld
-        from plan_crawl_hosts
-    ) as plan_tlds
-    inner join tld_macro_categories
-        on plan_tlds.url_host_tld like tld_macro_categories.suffix_pattern
-    qualify
-        row_number() over (
-            partition by plan_tlds.url_host_tld
-            order by
-                tld_macro_categories.match_priority,
-                tld_macro_categories.suffix_pattern
-        ) = 1
 ),
 
 -- What the classified sample says of each host, by the plan's classifier.
@@ -75,7 +53,9 @@ plan_hosts as (
 
         ---------- strings
         plan_crawl_hosts.url_host_tld,
-        coalesce(tld_categories.macro_category, 'other_generic') as tld_macro_category,
+        plan_crawl_hosts.url_host_registry_suffix,
+        coalesce(suffix_categories.tld_macro_category, 'other_generic')
+            as tld_macro_category,
         coalesce(hosts_profiled.language_stratum, 'unknown') as language_stratum,
         case
             when
@@ -99,8 +79,10 @@ plan_hosts as (
         {{ md5_number("plan_crawl_hosts.surt_host_name || ':plan'") }} as random_order
 
     from plan_crawl_hosts
-    left join tld_categories
-        on plan_crawl_hosts.url_host_tld = tld_categories.url_host_tld
+    left join suffix_categories
+        on
+            plan_crawl_hosts.url_host_registry_suffix
+            = suffix_categories.url_host_registry_suffix
     left join hosts_profiled
         on plan_crawl_hosts.surt_host_name = hosts_profiled.surt_host_name
     left join sampled_quality

@@ -13,13 +13,14 @@ host_crawl_annotations as (
 
 -- SPEC A7: coverage from the crawler's own log (known = nutch_numRecords, fetched =
 -- nutch_fetched, capped at 1: some hosts report more fetched than known URLs), quality
--- from the GneissWeb annotations of the same crawl.
+-- from the annotations of the same crawl (page level, else the host-level flag).
 host_crawls_annotated as (
     select
         host_crawls.crawl,
         host_crawls.surt_host_name,
         host_crawls.url_host_tld,
         host_crawls.url_host_registered_domain,
+        host_crawls.url_host_registry_suffix,
         host_crawls.hc_val,
         host_crawls.known_url_count,
         {{ fetched }} as fetched_url_count,
@@ -42,16 +43,25 @@ host_crawls_annotated as (
                         host_crawls.known_url_count - {{ fetched }}, 0
                     )
         end as uncrawled_url_count,
-        coalesce(host_crawl_annotations.annotated_page_count, 0)
-            as annotated_page_count,
-        coalesce(host_crawl_annotations.hq_page_count, 0) as hq_page_count,
-        host_crawl_annotations.hq_page_count
-        / host_crawl_annotations.annotated_page_count as hq_density,
+        host_crawl_annotations.annotation_level,
+        -- host-level annotations have no page counts: null, not 0
+        case
+            when host_crawl_annotations.annotation_level = 'host' then null
+            else coalesce(host_crawl_annotations.annotated_page_count, 0)
+        end as annotated_page_count,
+        case
+            when host_crawl_annotations.annotation_level = 'host' then null
+            else coalesce(host_crawl_annotations.hq_page_count, 0)
+        end as hq_page_count,
+        host_crawl_annotations.hq_density,
         coalesce(
             host_crawls.known_url_count > 0
             and {{ fetched }} is not null
-            and host_crawl_annotations.annotated_page_count
-            >= {{ var('rq4_min_annotated_pages') }},
+            and (
+                host_crawl_annotations.annotation_level = 'host'
+                or host_crawl_annotations.annotated_page_count
+                >= {{ var('rq4_min_annotated_pages') }}
+            ),
             false
         ) as is_analysed
 
@@ -85,6 +95,8 @@ host_crawls_flagged as (
         ---------- strings
         host_crawls_annotated.url_host_tld,
         host_crawls_annotated.url_host_registered_domain,
+        host_crawls_annotated.url_host_registry_suffix,
+        host_crawls_annotated.annotation_level,
 
         ---------- numerics
         host_crawls_annotated.hc_val,

@@ -37,8 +37,8 @@ page_thresholds as (
 signals as (
     select
         0 as signal_id,
-        'gneissweb_quality' as signal,
-        'gneissweb_annotations' as signal_source
+        'annotations' as signal,
+        'crawl_annotations' as signal_source
     union all
     select
         classifiers.classifier_id as signal_id,
@@ -47,8 +47,8 @@ signals as (
     from classifiers
 ),
 
--- SPEC A7: a crawl's coverage of each analysed host against its GneissWeb HQ density,
--- and against each classifier's host median on the classified sample's hosts.
+-- SPEC A7: a crawl's coverage of each analysed host against its annotations' HQ
+-- density, and against each classifier's host median on the classified sample's hosts.
 signal_hosts as (
     select
         crawls.crawl_id,
@@ -87,7 +87,10 @@ coverage_quality_pairs as (
 
     from signal_hosts
     inner join page_thresholds
-        on signal_hosts.annotated_page_count >= page_thresholds.min_annotated_pages
+        -- host-level annotations have no page count: they count as one page
+        on
+            coalesce(signal_hosts.annotated_page_count, 1)
+            >= page_thresholds.min_annotated_pages
 ),
 
 {%- set pair_group = 'coverage_quality_pairs.crawl_id,'

@@ -19,6 +19,7 @@ committed_documents as (
         documents.url,
         documents.url_host_registered_domain,
         documents.url_host_tld,
+        documents.url_host_registry_suffix,
         documents.warc_file,
         documents.language,
         documents.language_source,

@@ -17,6 +17,7 @@ committed_host_crawls as (
         ---------- strings
         host_index.url_host_registered_domain,
         host_index.url_host_tld,
+        host_index.url_host_registry_suffix,
 
         ---------- numerics
         host_index.hcrank as hc_val,

@@ -1,7 +1,7 @@
 with
 
 annotation_manifest as (
-    select * from {{ source('gneissweb', 'annotation_manifest') }}
+    select * from {{ source('annotations', 'annotation_manifest') }}
 ),
 
 renamed as (
