@@ -10,7 +10,8 @@ pages_flagged as (
 select
     pages_flagged.crawl,
     count(distinct pages_flagged.annotation_profile) as profile_count,
-    string_agg(distinct pages_flagged.annotation_profile, ', ') as profiles
+    min(pages_flagged.annotation_profile) as first_profile,
+    max(pages_flagged.annotation_profile) as last_profile
 from pages_flagged
 group by 1
 having count(distinct pages_flagged.annotation_profile) > 1
