@@ -79,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     documents.add_argument("--workers", type=_non_negative, default=0, help="0: all cores")
     documents.add_argument("--keep-text", action="store_true", help="store the main text too")
+    documents.add_argument(
+        "--allow-crawl-mismatch",
+        action="store_true",
+        help="ingest files whose warcinfo isPartOf names another crawl, as --crawl",
+    )
 
     graph = commands.add_parser(
         "graph", help="web-graph ranks (and vertices, edges) of one release -> lake"
@@ -237,7 +242,13 @@ def _documents(args: argparse.Namespace) -> int:
         entries = load_registry(args.registry, args.raw, args.classifiers)
         files = expand_inputs(args.warc)
         rows = ingest_documents(
-            files, args.crawl, args.lake, entries, args.workers or None, args.keep_text
+            files,
+            args.crawl,
+            args.lake,
+            entries,
+            args.workers or None,
+            args.keep_text,
+            allow_crawl_mismatch=args.allow_crawl_mismatch,
         )
     except (LakeError, ClassifierError) as error:
         print(f"python -m ingest documents: error: {error}", file=sys.stderr)

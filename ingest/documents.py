@@ -15,6 +15,16 @@ files that have a manifest row, so a crash at any point leaves the lake consiste
 
 A WARC-Record-ID already in the lake (or earlier in the same run) is not written again: the
 later copy is counted as rejected (``duplicate_record_id``).
+
+A WET record's ``doc_id`` is the id of the response it was extracted from (its
+``WARC-Refers-To``), so a page read from its WARC and again from its WET is one document, and the
+second copy is a ``duplicate_record_id``. Its language is the first code of
+``WARC-Identified-Content-Language`` (ISO 639-3, mapped to 639-1 where known), with no score: the
+header carries none (``language_score`` is null, ``language_source`` ``cc_wet``).
+
+Before anything is written, the first records of every input are read (``warc.read_head``): a
+WAT file (JSON metadata records) is refused, and so is a file whose ``warcinfo`` names another
+crawl (``isPartOf``) than ``--crawl``, unless ``allow_crawl_mismatch`` (``--allow-crawl-mismatch``).
 """
 
 from __future__ import annotations
@@ -48,12 +58,14 @@ from ingest.lake import (
     sha256_of,
     write_schema_files,
 )
+from ingest.parquet_input import is_crawl_id
 from ingest.quality import ClassifierEntry, FastTextScorer, LanguageIdentifier, one_line
-from ingest.warc import Break, Page, Rejection, TextPage, read_captures
+from ingest.warc import Break, Page, Rejection, TextPage, read_captures, read_head
 
 __all__ = [
     "DocumentIngestError",
     "FileOutcome",
+    "check_inputs",
     "expand_inputs",
     "ingest_documents",
     "main_text",
@@ -64,6 +76,7 @@ log = logging.getLogger(__name__)
 
 _BATCH = 256
 _PARQUET = {"compression": "zstd"}
+_EXAMPLES = 10  # rejected records named in the manifest row, per file (as ingest.lake keeps)
 
 
 class DocumentIngestError(LakeError):
@@ -86,6 +99,14 @@ class FileOutcome:
     written: int = 0
     broke_at: str | None = None
     doc_ids: list[str] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)  # warc_record_offset of each doc_ids row
+    examples: list[str] = field(default_factory=list)  # "file:byte N: reason: record id"
+
+    def reject(self, reason: str, offset: int, record_id: str, count: int = 1) -> None:
+        """Count rejected records, naming the first few in the manifest row."""
+        self.rejected[reason] += count
+        if len(self.examples) < _EXAMPLES:
+            self.examples.append(f"{self.source}:byte {offset}: {reason}: {record_id}")
 
 
 # ----------------------------------------------------------------------- per-process state
@@ -206,33 +227,33 @@ def process_file(path: Path, sha: str) -> FileOutcome:
     needs_language: list[int] = []
     for item in read_captures(path):
         if isinstance(item, Break):
-            outcome.rejected["truncated_record"] += 1
             outcome.read += 1
+            outcome.reject("truncated_record", item.offset, item.message)
             outcome.broke_at = item.message
             break
         outcome.read += 1
         if isinstance(item, Rejection):
-            outcome.rejected[item.reason] += 1
+            outcome.reject(item.reason, item.offset, item.record_id)
             continue
+        confidence: float | None
         if isinstance(item, TextPage):
             text = item.text
-            language, confidence = None, 0.0
+            language, confidence = None, None  # the WET header names languages, scores none
             if item.languages:
                 language = _ISO3_TO_1.get(item.languages[0], item.languages[0])
-                confidence = 1.0 / len(item.languages)
             source = "cc_wet"
         else:
             text = main_text(item)
             language, confidence = _cld2_language(item.languages_cld2)
             source = "cld2"
         if not text.strip():
-            outcome.rejected["no_main_text"] += 1
+            outcome.reject("no_main_text", item.offset, item.record_id)
             continue
         try:
             host = host_from_url(item.url)
             surt = surt_host_name(host)
         except ValueError:
-            outcome.rejected["bad_url"] += 1
+            outcome.reject("bad_url", item.offset, item.record_id)
             continue
         registered = context.extractor(host).top_domain_under_public_suffix or None
         if language is None:
@@ -297,6 +318,7 @@ def _write_parts(
         pq.write_table(table, target, **_PARQUET)
     outcome.written = documents.num_rows
     outcome.doc_ids = [row["doc_id"] for row in rows]
+    outcome.offsets = [row["warc_record_offset"] for row in rows]
 
 
 # ----------------------------------------------------------------------- publishing
@@ -348,7 +370,8 @@ def _drop_duplicates(outcome: FileOutcome, seen: set[str]) -> None:
         scores = pq.read_table(outcome.scores_tmp)
         keep = [not duplicate[i % len(ids)] for i in range(scores.num_rows)]
         pq.write_table(scores.filter(pa.array(keep, pa.bool_())), outcome.scores_tmp, **_PARQUET)
-        outcome.rejected["duplicate_record_id"] += count
+        for index in np.flatnonzero(duplicate).tolist():
+            outcome.reject("duplicate_record_id", outcome.offsets[index], ids[index])
         outcome.written -= count
     seen.update(ids)
 
@@ -359,7 +382,9 @@ def _publish(outcome: FileOutcome, lake: Path, crawl: str) -> dict:
     final_scores = lake / "document_scores" / partition / f"part-{outcome.key}.parquet"
     os.replace(outcome.documents_tmp, final_documents)
     os.replace(outcome.scores_tmp, final_scores)
-    report = IngestReport(outcome.source, outcome.read, outcome.written, outcome.rejected)
+    report = IngestReport(
+        outcome.source, outcome.read, outcome.written, outcome.rejected, list(outcome.examples)
+    )
     report.check(max_reject_rate=1.0)  # rejected pages are expected; the books must balance
     outputs = [str(final_documents.relative_to(lake)), str(final_scores.relative_to(lake))]
     return commit_manifest(
@@ -411,6 +436,44 @@ class _Progress:
             self.bar.close()
 
 
+def check_inputs(files: Sequence[Path], crawl: str, allow_crawl_mismatch: bool = False) -> None:
+    """Refuse inputs that are not WARC or WET files of ``crawl``, from their first records.
+
+    A WAT file is refused. So is a file whose ``warcinfo`` record says it is part of another
+    Common Crawl crawl (``isPartOf: CC-MAIN-2024-22``) than ``crawl``, unless
+    ``allow_crawl_mismatch`` (then it is logged). A file without ``warcinfo`` or ``isPartOf``
+    has nothing to contradict, and neither has an ``isPartOf`` that is no Common Crawl crawl id
+    (other archivers name their collection there: Webrecorder writes
+    ``isPartOf: Temporary%20Collection``).
+
+    Raises:
+        DocumentIngestError: naming the first file refused (and how many more there are).
+    """
+    mismatched: list[tuple[Path, str]] = []
+    for path in files:
+        if not path.is_file():
+            raise DocumentIngestError(f"no such WARC/WET file: {path}")
+        head = read_head(path)
+        if head.kind == "wat":
+            raise DocumentIngestError(
+                f"{path}: a WAT (link metadata) file, its records are JSON metadata; "
+                "expected WARC or WET files"
+            )
+        theirs = head.is_part_of
+        if theirs is not None and is_crawl_id(theirs) and theirs != crawl:
+            mismatched.append((path, theirs))
+    if mismatched and not allow_crawl_mismatch:
+        path, theirs = mismatched[0]
+        more = len(mismatched) - 1
+        raise DocumentIngestError(
+            f"{path}: its warcinfo says isPartOf {theirs}, not --crawl {crawl}"
+            + (f" (and {more} more file{'s' if more > 1 else ''} of another crawl)" if more else "")
+            + f"; pass --allow-crawl-mismatch to ingest as {crawl} all the same"
+        )
+    for path, theirs in mismatched:
+        log.warning("%s: warcinfo says isPartOf %s, ingested as --crawl %s", path, theirs, crawl)
+
+
 def ingest_documents(
     inputs: Iterable[Path],
     crawl: str,
@@ -418,11 +481,14 @@ def ingest_documents(
     entries: list[ClassifierEntry],
     workers: int | None = None,
     keep_text: bool = False,
+    allow_crawl_mismatch: bool = False,
 ) -> list[dict]:
     """Ingest WARC/WET files into the lake; return the manifest rows of the files processed.
 
     Files already in the manifest (same SHA-256) are skipped. Raises
-    :class:`DocumentIngestError` for bad arguments; a truncated file is ingested up to its
+    :class:`DocumentIngestError` for bad arguments and, before anything is written, for an
+    input that is a WAT file or whose ``warcinfo`` names another crawl (:func:`check_inputs`;
+    ``allow_crawl_mismatch`` lets the latter through); a truncated file is ingested up to its
     break and reported (logged, and as ``truncated_record`` in its manifest row).
     """
     files = list(inputs)
@@ -430,6 +496,7 @@ def ingest_documents(
         raise DocumentIngestError("no input files")
     if not crawl or "/" in crawl or "=" in crawl:
         raise DocumentIngestError(f"not a crawl id: {crawl!r}")
+    check_inputs(files, crawl, allow_crawl_mismatch)
     for entry in entries:  # fail before any work when a model is missing or mislabelled
         FastTextScorer(entry).score(["probe"])
     lake.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,12 @@ headers, chunked transfer coding and gzip/deflate content coding.
 
 A Common Crawl ``metadata`` record follows its response (``WARC-Concurrent-To``); its
 ``languages-cld2`` JSON is attached to the page.
+
+A WET ``conversion`` record has an id of its own; the page it was made from is named by its
+``WARC-Refers-To`` header (the response record's ``WARC-Record-ID``, FineWeb's ``id``), and that
+is the id a :class:`TextPage` carries, so that one capture read from its WARC and from its WET is
+one document. :func:`read_head` tells a WARC, a WET and a WAT file apart from their first records
+and reads the ``isPartOf`` field of their ``warcinfo`` record.
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 __all__ = [
     "Break",
+    "FileHead",
     "Page",
     "Rejection",
     "TextPage",
     "read_captures",
+    "read_head",
 ]
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -54,7 +62,11 @@ class Page:
 
 @dataclass(frozen=True)
 class TextPage:
-    """A WET ``conversion`` record: text already extracted by Common Crawl."""
+    """A WET ``conversion`` record: text already extracted by Common Crawl.
+
+    ``record_id`` is the id of the response record the text was extracted from (the conversion
+    record's ``WARC-Refers-To``), not the conversion record's own ``WARC-Record-ID``.
+    """
 
     record_id: str
     url: str
@@ -72,6 +84,14 @@ class Rejection:
     record_id: str
     offset: int
     reason: str
+
+
+@dataclass(frozen=True)
+class FileHead:
+    """What the first records of a WARC-format file say about it (see :func:`read_head`)."""
+
+    kind: str  # 'warc', 'wet', 'wat', or 'unknown' when no record tells
+    is_part_of: str | None  # the isPartOf field of its first warcinfo record, if any
 
 
 @dataclass(frozen=True)
@@ -166,13 +186,73 @@ def _metadata_languages(block: bytes) -> list[tuple[str, float]] | None:
     return None
 
 
+def _warc_fields(block: bytes) -> dict[str, str]:
+    """The ``name: value`` lines of an ``application/warc-fields`` block (first of each name)."""
+    fields: dict[str, str] = {}
+    for line in block.decode("utf-8", "replace").splitlines():
+        name, colon, value = line.partition(":")
+        if colon and name.strip() and name.strip() not in fields:
+            fields[name.strip()] = value.strip()
+    return fields
+
+
+def read_head(path: Path) -> FileHead:
+    """The kind of a WARC-format file and its crawl, read from its first records.
+
+    Records are read up to the first one that tells the kind: a ``response``, ``revisit`` or
+    ``resource`` record (a WARC file), a ``conversion`` record (a WET file), or a ``metadata``
+    record whose block is JSON (``Content-Type: application/json``: a WAT file, Common Crawl's
+    link and header metadata). ``warcinfo``, ``request`` and other ``metadata`` records before it
+    are passed over; the first ``warcinfo`` record gives ``isPartOf``. A file that cannot be read
+    that far is ``unknown`` (:func:`read_captures` reports where it breaks).
+
+    Raises:
+        FileNotFoundError: when ``path`` is not a file.
+    """
+    if not path.is_file():
+        raise FileNotFoundError(f"no such WARC/WET file: {path}")
+    is_part_of: str | None = None
+    seen_warcinfo = False
+    kind = "unknown"
+    try:
+        with path.open("rb") as handle:
+            for record in ArchiveIterator(handle, parse_http=False):
+                record_type = record.record_type
+                if record_type == WarcRecordType.warcinfo:
+                    if not seen_warcinfo:
+                        seen_warcinfo = True
+                        is_part_of = _warc_fields(record.reader.read()).get("isPartOf") or None
+                    continue
+                if record_type == WarcRecordType.conversion:
+                    kind = "wet"
+                elif record_type in (
+                    WarcRecordType.response,
+                    WarcRecordType.revisit,
+                    WarcRecordType.resource,
+                ):
+                    kind = "warc"
+                elif record_type == WarcRecordType.metadata and (
+                    (record.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+                    == "application/json"
+                ):
+                    kind = "wat"
+                else:
+                    continue
+                break
+    except OSError:
+        pass
+    return FileHead(kind, is_part_of)
+
+
 def read_captures(path: Path) -> Iterator[Page | TextPage | Rejection | Break]:
     """Every capture of a WARC/WET file, in file order.
 
     Yields a :class:`Page` per HTTP 200 HTML response, a :class:`TextPage` per WET conversion
     record, a :class:`Rejection` per other capture (revisit, non-200, non-HTML, empty or
-    undecodable payload), and a :class:`Break` — then stops — where the file is truncated or
-    corrupt.
+    undecodable payload, a conversion record without ``WARC-Refers-To``), and a :class:`Break`
+    — then stops — where the file is truncated or corrupt. ``metadata`` records are not
+    captures: a WARC's are attached to their page, others are passed over (a WAT file, all
+    JSON metadata, is refused up front by the ingest, see :func:`read_head`).
     """
     if not path.is_file():
         raise FileNotFoundError(f"no such WARC/WET file: {path}")
@@ -217,6 +297,10 @@ def read_captures(path: Path) -> Iterator[Page | TextPage | Rejection | Break]:
             fetched_at = _parse_date(headers.get("WARC-Date"))
             digest = headers.get("WARC-Payload-Digest")
             if kind == WarcRecordType.conversion:
+                response_id = (headers.get("WARC-Refers-To") or "").strip()
+                if not response_id:  # no way to tell which capture the text belongs to
+                    yield Rejection(record_id, offset, "missing_refers_to")
+                    continue
                 languages = tuple(
                     code.strip()
                     for code in (headers.get("WARC-Identified-Content-Language") or "").split(",")
@@ -226,7 +310,7 @@ def read_captures(path: Path) -> Iterator[Page | TextPage | Rejection | Break]:
                 if not text.strip():
                     yield Rejection(record_id, offset, "empty_payload")
                 else:
-                    yield TextPage(record_id, url, offset, fetched_at, text, digest, languages)
+                    yield TextPage(response_id, url, offset, fetched_at, text, digest, languages)
                 continue
             page_or_rejection = _response(record_id, url, offset, fetched_at, digest, block)
             if isinstance(page_or_rejection, Page):

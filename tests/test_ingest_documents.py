@@ -28,6 +28,7 @@ from tests.conftest import REAL_DATA, Crawl
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = REPO / "seeds" / "classifier_registry.csv"
 CRAWL = "CC-MAIN-2024-10"
+REAL_CRAWL = "CC-MAIN-2020-34"  # isPartOf of resiliparse-cc/warcfile.warc.gz's warcinfo
 
 
 @pytest.fixture(scope="session")
@@ -72,7 +73,7 @@ def _lake(lake: Path, sql: str) -> list[tuple]:
 def test_real_common_crawl_files(trained, real_files, tmp_path: Path, caplog):
     lake = tmp_path / "lake"
     with caplog.at_level(logging.WARNING):
-        rows = ingest_documents(real_files, CRAWL, lake, trained, workers=2)
+        rows = ingest_documents(real_files, REAL_CRAWL, lake, trained, workers=2)
     by_file = {Path(row["source_file"]).name: row for row in rows}
     assert by_file["warcfile.warc.gz"]["records_read"] == 16
     assert by_file["warcfile.warc.gz"]["records_written"] == 16
@@ -121,9 +122,9 @@ def _snapshot(lake: Path) -> dict[str, bytes]:
 
 def test_rerun_changes_nothing(trained, real_files, tmp_path: Path):
     lake = tmp_path / "lake"
-    ingest_documents(real_files, CRAWL, lake, trained, workers=1)
+    ingest_documents(real_files, REAL_CRAWL, lake, trained, workers=1)
     before = _snapshot(lake)
-    assert ingest_documents(real_files, CRAWL, lake, trained, workers=1) == []
+    assert ingest_documents(real_files, REAL_CRAWL, lake, trained, workers=1) == []
     assert _snapshot(lake) == before
 
 
@@ -147,7 +148,7 @@ def _warc_with(path: Path, pages: list[tuple[str, str, bytes]]) -> Path:
 
 def test_same_record_id_in_two_files_is_written_once(trained, real_files, tmp_path: Path):
     lake = tmp_path / "lake"
-    ingest_documents(real_files[:1], CRAWL, lake, trained, workers=1)
+    ingest_documents(real_files[:1], REAL_CRAWL, lake, trained, workers=1)
     (existing,) = _lake(lake, "select doc_id from documents where surt_host_name = 'cn,003338'")
     html = (
         b"<html><body><article><p>"
@@ -162,7 +163,7 @@ def test_same_record_id_in_two_files_is_written_once(trained, real_files, tmp_pa
             ("<urn:uuid:00000000-0000-4000-8000-000000000001>", "http://new.example.org/2", html),
         ],
     )
-    (row,) = ingest_documents([again], CRAWL, lake, trained, workers=1)
+    (row,) = ingest_documents([again], REAL_CRAWL, lake, trained, workers=1)
     assert row["records_read"] == 3
     assert row["records_written"] == 1
     assert dict(row["rejected_by_reason"]) == {"duplicate_record_id": 2}
@@ -183,28 +184,73 @@ def test_whole_file_gzip_and_wet_files(trained, tmp_path: Path):
         )
     )
     wet = tmp_path / "sample.warc.wet.gz"
+    german = "Das ist ein deutscher Text über Forschung und Wissenschaft. " * 20
+    english = "This is an English text about research and science. " * 20
+    response_id = "<urn:uuid:00000000-0000-4000-8000-0000000000a0>"
+    no_refers_to = "<urn:uuid:00000000-0000-4000-8000-00000000000b>"
     with wet.open("wb") as handle:
         writer = WARCWriter(handle, gzip=True)
-        text = ("Das ist ein deutscher Text über Forschung und Wissenschaft. " * 20).encode()
-        record = writer.create_warc_record(
-            "https://beispiel.de/seite",
-            "conversion",
-            payload=io.BytesIO(text),
-            warc_headers_dict={
-                "WARC-Record-ID": "<urn:uuid:00000000-0000-4000-8000-00000000000a>",
-                "WARC-Identified-Content-Language": "deu",
-                "Content-Type": "text/plain",
-            },
-        )
-        writer.write_record(record)
+        for record_id, url, text, headers in [
+            (
+                "<urn:uuid:00000000-0000-4000-8000-00000000000a>",
+                "https://beispiel.de/seite",
+                german,
+                {"WARC-Refers-To": response_id, "WARC-Identified-Content-Language": "deu,eng"},
+            ),
+            (no_refers_to, "https://beispiel.de/ohne", german, {}),
+            (
+                "<urn:uuid:00000000-0000-4000-8000-00000000000c>",
+                "https://example.org/unlabelled",
+                english,
+                {"WARC-Refers-To": "<urn:uuid:00000000-0000-4000-8000-0000000000c0>"},
+            ),
+        ]:
+            record = writer.create_warc_record(
+                url,
+                "conversion",
+                payload=io.BytesIO(text.encode()),
+                warc_headers_dict={
+                    "WARC-Record-ID": record_id,
+                    "Content-Type": "text/plain",
+                    **headers,
+                },
+            )
+            writer.write_record(record)
     lake = tmp_path / "lake"
     rows = ingest_documents([whole, wet], CRAWL, lake, trained, workers=1)
-    assert [row["records_written"] for row in rows] == [1, 1]
-    documents = dict(_lake(lake, "select surt_host_name, language from documents"))
-    assert documents == {"org,iana": "en", "de,beispiel": "de"}
+    assert [row["records_written"] for row in rows] == [1, 2]
+    wet_row = rows[1]
+    assert wet_row["records_read"] == 3 == wet_row["records_written"] + wet_row["records_rejected"]
+    assert dict(wet_row["rejected_by_reason"]) == {"missing_refers_to": 1}
+    (example,) = wet_row["rejected_examples"]
+    assert example.startswith(f"{wet}:byte ") and example.endswith(
+        f": missing_refers_to: {no_refers_to}"
+    )
+    documents = _lake(
+        lake,
+        "select surt_host_name, doc_id, language, language_score, language_source from documents "
+        "order by surt_host_name",
+    )
+    by_host = {row[0]: row[1:] for row in documents}
+    assert sorted(by_host) == ["de,beispiel", "org,example", "org,iana"]
+    # WET: the response's id (WARC-Refers-To); the first header language, mapped to ISO 639-1,
+    # with no score (the header has none).
+    assert by_host["de,beispiel"] == (response_id, "de", None, "cc_wet")
+    # No header language: lid.176 decides, with its probability.
+    doc_id, language, score, source = by_host["org,example"]
+    assert (doc_id, language, source) == (
+        "<urn:uuid:00000000-0000-4000-8000-0000000000c0>",
+        "en",
+        "fasttext_lid176",
+    )
+    assert 0.5 < score <= 1
+    assert by_host["org,iana"][1::2] == ("en", "fasttext_lid176")
+    assert 0.5 < by_host["org,iana"][2] <= 1
 
 
 def _run_cli(lake: Path, files: list[Path], raw: Path) -> subprocess.Popen:
+    """The CLI over the tiny crawl's files and the real ones, whose warcinfo says
+    CC-MAIN-2020-34: all ingested as CRAWL (--allow-crawl-mismatch)."""
     env = dict(os.environ, HOSTAWARE_HOME=str(lake.parent))
     return subprocess.Popen(
         [
@@ -220,6 +266,7 @@ def _run_cli(lake: Path, files: list[Path], raw: Path) -> subprocess.Popen:
             "1",
             "--raw",
             str(raw),
+            "--allow-crawl-mismatch",
             "--warc",
             *map(str, files),
         ],

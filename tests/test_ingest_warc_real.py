@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from ingest.hosts import surt_host_name
-from ingest.warc import Break, Page, Rejection, read_captures
+from ingest.warc import Break, FileHead, Page, Rejection, read_captures, read_head
 from tests.conftest import REAL_DATA
 
 CC_HOSTS = {
@@ -57,6 +57,20 @@ def test_offsets_point_at_the_response_records():
             record = next(iter(ArchiveIterator(handle, parse_http=False)))
             assert record.headers.get("WARC-Record-ID") == page.record_id
             assert record.headers.get("WARC-Type") == "response"
+
+
+@pytest.mark.parametrize(
+    ("name", "head"),
+    [
+        ("resiliparse-cc/warcfile.warc.gz", FileHead("warc", "CC-MAIN-2020-34")),
+        ("resiliparse-cc/clipped.warc.gz", FileHead("warc", None)),  # no warcinfo record
+        # Webrecorder names its collection in isPartOf (URL-encoded, kept as written).
+        ("warcio-examples/example.warc.gz", FileHead("warc", "Temporary%20Collection")),
+        ("warcio-examples/example-iana.org-chunked.warc", FileHead("warc", None)),
+    ],
+)
+def test_the_head_names_the_kind_and_the_warcinfo_crawl(name: str, head: FileHead):
+    assert read_head(REAL_DATA / name) == head
 
 
 def test_truncated_file_reports_where_it_broke():
