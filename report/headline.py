@@ -100,8 +100,8 @@ def _hc_depth(marts: Marts) -> str:
 def _coverage_quality(larger: bool) -> Callable[[Marts], str]:
     def here(marts: Marts) -> str:
         frame = marts.frame(rq4.COVERAGE_QUALITY)
-        crawl = nums.main_crawl(frame["crawl"])
-        signal = nums.gneissweb_signal(frame)
+        crawl = marts.rq4_crawl(rq4.COVERAGE_QUALITY, frame["crawl"])
+        signal = nums.annotation_signal(frame)
         minimums = sorted(frame["min_annotated_pages"].unique())
         chosen = [m for m in minimums if m > 1] if larger else [m for m in minimums if m <= 1]
         values = [
@@ -114,7 +114,7 @@ def _coverage_quality(larger: bool) -> Callable[[Marts], str]:
 
 def _coverage_quality_crawls(marts: Marts) -> str:
     frame = marts.frame(rq4.COVERAGE_QUALITY)
-    signal = nums.gneissweb_signal(frame)
+    signal = nums.annotation_signal(frame)
     series = frame[frame["signal"] == signal]
     parts = [
         f"{fmt_range(rows['spearman_rho'], 3, 'signed')} (≥ {m})"
@@ -125,8 +125,8 @@ def _coverage_quality_crawls(marts: Marts) -> str:
 
 def _other_classifiers(marts: Marts) -> str:
     frame = marts.frame(rq4.COVERAGE_QUALITY)
-    crawl = nums.main_crawl(frame["crawl"])
-    others = frame[(frame["crawl"] == crawl) & (frame["signal_source"] != "gneissweb_annotations")]
+    crawl = marts.rq4_crawl(rq4.COVERAGE_QUALITY, frame["crawl"])
+    others = frame[(frame["crawl"] == crawl) & (frame["signal_source"] != nums.ANNOTATION_SOURCE)]
     parts = [
         f"≤ {fmt_number(rows['spearman_rho'].abs().max(), 3)} (≥ {m})"
         for m, rows in others.groupby("min_annotated_pages", sort=True)
@@ -136,7 +136,7 @@ def _other_classifiers(marts: Marts) -> str:
 
 def _summary(marts: Marts):
     summary = marts.frame(rq4.SUMMARY)
-    crawl = nums.main_crawl(summary["crawl"])
+    crawl = marts.rq4_crawl(rq4.SUMMARY, summary["crawl"])
     return crawl, summary[summary["crawl"] == crawl].iloc[0]
 
 
@@ -161,7 +161,7 @@ def _under_crawled(marts: Marts) -> str:
 
 def _uk(marts: Marts) -> str:
     missed = marts.frame(rq4.MISSED_TLD)
-    crawl = nums.main_crawl(missed["crawl"])
+    crawl = marts.rq4_crawl(rq4.MISSED_TLD, missed["crawl"])
     uk = nums.tld_shares(missed, crawl)
     uk = uk[uk["tld"] == "uk"]
     if uk.empty:

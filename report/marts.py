@@ -13,6 +13,9 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+# The mart naming the crawls and releases the build is about (its vars).
+BUILD_SETTINGS = "rpt_build_settings"
+
 
 class MartUnavailableError(Exception):
     """A mart the report needs is missing from the warehouse, unreadable or empty."""
@@ -87,6 +90,27 @@ class Marts:
     def has(self, mart: str) -> bool:
         """Whether the warehouse holds a table or view named ``mart``."""
         return mart in self._relations
+
+    def setting(self, name: str) -> str | None:
+        """A var the build used, from ``rpt_build_settings`` (``fullcrawl_crawl``, …).
+
+        Raises:
+            MartUnavailableError: the warehouse has no ``rpt_build_settings``.
+        """
+        return self.frame(BUILD_SETTINGS)[name].iloc[0]
+
+    def rq4_crawl(self, mart: str, crawls: pd.Series) -> str:
+        """The crawl the RQ4 figures are about: the build's ``fullcrawl_crawl``.
+
+        Raises:
+            MartUnavailableError: ``mart`` has no row of that crawl.
+        """
+        crawl = self.setting("fullcrawl_crawl")
+        if crawl not in set(crawls):
+            raise MartUnavailableError(
+                f"{mart} has no row for crawl {crawl} (the build's fullcrawl_crawl)"
+            )
+        return crawl
 
     def frame(self, mart: str, sql: str | None = None) -> pd.DataFrame:
         """The rows of ``mart``, or of ``sql`` over it (``{mart}`` in ``sql`` names it).

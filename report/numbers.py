@@ -24,6 +24,8 @@ FAMILIES = {
     "gneissweb_quality": "gneissweb_quality",
 }
 FULLCRAWL = "fullcrawl"
+# rpt_coverage_quality_correlation's source of the crawl annotations' signal
+ANNOTATION_SOURCE = "crawl_annotations"
 # A rank correlation within a stratum of fewer hosts than this is not shown (Table 6's cells).
 MIN_STRATUM_HOSTS = 10
 CLASSIFIED = "classified"
@@ -39,14 +41,6 @@ def family_member(names: Iterable[str], family: str) -> str | None:
 def at_budget(frame: pd.DataFrame, budget_share: float) -> pd.DataFrame:
     """The rows of ``frame`` at ``budget_share`` (floats compared with a tolerance)."""
     return frame[np.isclose(frame["budget_share"].astype(float), budget_share)]
-
-
-def main_crawl(crawls: Iterable[str]) -> str | None:
-    """The paper's RQ4 crawl when present, else the latest crawl by name."""
-    present = sorted(set(crawls))
-    if not present:
-        return None
-    return paper.RQ4_CRAWL if paper.RQ4_CRAWL in present else present[-1]
 
 
 def top_level_domain(tld: object) -> str:
@@ -223,11 +217,11 @@ def coverage_rho(
     return None if rows.empty else float(rows["spearman_rho"].iloc[0])
 
 
-def gneissweb_signal(coverage: pd.DataFrame) -> str | None:
-    """The GneissWeb annotation signal of rpt_coverage_quality_correlation."""
-    annotated = coverage[coverage["signal_source"] == "gneissweb_annotations"]
+def annotation_signal(coverage: pd.DataFrame) -> str | None:
+    """The crawl annotations' signal of rpt_coverage_quality_correlation."""
+    annotated = coverage[coverage["signal_source"] == ANNOTATION_SOURCE]
     names = sorted(annotated["signal"].unique())
-    return family_member(names, "gneissweb_quality") or (names[0] if names else None)
+    return names[0] if names else None
 
 
 def tld_shares(missed: pd.DataFrame, crawl: str | None) -> pd.DataFrame:

@@ -43,7 +43,7 @@ from report.formatting import (
     versus,
 )
 from report.headline import ANALYSES, format_headline, headline_rows
-from report.marts import Marts
+from report.marts import Marts, MartUnavailableError
 from report.page import write_report
 from report.sections import FIGURES, SECTIONS
 from report.sections.rq1 import icc_caption
@@ -117,12 +117,17 @@ def test_classifier_families_are_found_by_name_fragment():
     assert nums.family_member(["fineweb2_hq"], "fineweb_edu") is None
 
 
-def test_the_papers_crawl_is_the_main_crawl_when_present_else_the_latest():
-    assert nums.main_crawl(["CC-MAIN-2021-04", paper.RQ4_CRAWL, "CC-MAIN-2024-33"]) == (
-        paper.RQ4_CRAWL
-    )
-    assert nums.main_crawl(["CC-MAIN-2021-04", "CC-MAIN-2023-50"]) == "CC-MAIN-2023-50"
-    assert nums.main_crawl([]) is None
+def test_the_rq4_crawl_is_the_builds_fullcrawl_crawl_whatever_its_name(tmp_path: Path):
+    path = tmp_path / "w.duckdb"
+    with duckdb.connect(str(path)) as connection:
+        connection.execute(
+            "create table rpt_build_settings as select 'CC-MAIN-2031-07' as fullcrawl_crawl"
+        )
+    crawls = pd.Series(["CC-MAIN-2021-04", paper.RQ4_CRAWL, "CC-MAIN-2031-07"])
+    with Marts(path) as marts:
+        assert marts.rq4_crawl("m", crawls) == "CC-MAIN-2031-07"  # not the paper's by name
+        with pytest.raises(MartUnavailableError, match="m has no row for crawl CC-MAIN-2031-07"):
+            marts.rq4_crawl("m", crawls[:2])
 
 
 def test_tld_shares_add_public_suffixes_up_to_their_top_level_domain():

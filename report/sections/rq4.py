@@ -38,9 +38,9 @@ HOST_SETS = (
 )
 
 
-def _main_crawl(marts: Marts, mart: str) -> str | None:
+def _main_crawl(marts: Marts, mart: str) -> str:
     crawls = marts.frame(mart, "select distinct crawl from {mart} where crawl is not null")
-    return nums.main_crawl(crawls["crawl"])
+    return marts.rq4_crawl(mart, crawls["crawl"])
 
 
 # ----------------------------------------------------------------------- totals per crawl
@@ -49,7 +49,7 @@ def _main_crawl(marts: Marts, mart: str) -> str | None:
 def summary_section(marts: Marts) -> SectionContent:
     """Estimated uncrawled HQ pages per crawl, and the shares of the under-crawled host sets."""
     summary = marts.frame(SUMMARY, "select * from {mart} order by crawl")
-    crawl = nums.main_crawl(summary["crawl"])
+    crawl = marts.rq4_crawl(SUMMARY, summary["crawl"])
     main = summary[summary["crawl"] == crawl].iloc[0]
     figure = charts.new_figure(8, 3.8)
     left, right = figure.subplots(1, 2, width_ratios=[1, 1.4])
@@ -131,7 +131,7 @@ def summary_section(marts: Marts) -> SectionContent:
 def coverage_band_section(marts: Marts) -> SectionContent:
     """Fig. 7: estimated uncrawled HQ pages by coverage band."""
     bands = marts.frame(BANDS, "select * from {mart} order by crawl, coverage_band_lower")
-    crawl = nums.main_crawl(bands["crawl"])
+    crawl = marts.rq4_crawl(BANDS, bands["crawl"])
     figure = charts.new_figure(8, 3.2)
     axis = figure.add_subplot()
     for other in sorted(set(bands["crawl"]) - {crawl}):
@@ -178,8 +178,8 @@ def coverage_band_section(marts: Marts) -> SectionContent:
 def coverage_quality_section(marts: Marts) -> SectionContent:
     """Table 1 / Figs. 8, 10: Spearman's rho of coverage against quality, per crawl."""
     coverage = marts.frame(COVERAGE_QUALITY, "select * from {mart} order by all")
-    crawl = nums.main_crawl(coverage["crawl"])
-    gneissweb = nums.gneissweb_signal(coverage)
+    crawl = marts.rq4_crawl(COVERAGE_QUALITY, coverage["crawl"])
+    gneissweb = nums.annotation_signal(coverage)
     minimums = sorted(coverage["min_annotated_pages"].unique())
     signals = sorted(coverage["signal"].unique(), key=lambda s: (s != gneissweb, s))
 
@@ -295,7 +295,7 @@ def uk_text(shares, crawl: str | None) -> str:
 def missed_tld_section(marts: Marts) -> SectionContent:
     """Fig. 11: the missed HQ pages by top-level domain against the TLD's share of hosts."""
     missed = marts.frame(MISSED_TLD, "select * from {mart} order by all")
-    crawl = nums.main_crawl(missed["crawl"])
+    crawl = marts.rq4_crawl(MISSED_TLD, missed["crawl"])
     shares = nums.tld_shares(missed, crawl)
     shown = shares.head(TLDS_SHOWN).iloc[::-1]
     figure = charts.new_figure(8, 0.28 * len(shown) + 1.4)
