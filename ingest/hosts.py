@@ -32,7 +32,6 @@ import pyarrow.compute as pc
 __all__ = [
     "host_from_url",
     "host_tld",
-    "hosts_tlds_of_surt",
     "normalise_host",
     "registry_suffix",
     "registry_suffixes",
@@ -189,15 +188,6 @@ def registry_suffixes(registered_domains: pa.Array) -> pa.Array:
         pc.extract_regex(registered_domains, r"^[^.]+[.](?P<suffix>.+)$"), "suffix"
     )
     return pc.if_else(pc.equal(suffix, ""), None, suffix)
-
-
-def hosts_tlds_of_surt(surt_host_names: pa.Array) -> pa.Array:
-    """:func:`host_tld` of SURT host keys (``uk,ac,ox`` → ``uk``), over an array."""
-    if not pa.types.is_string(surt_host_names.type):
-        surt_host_names = surt_host_names.cast(pa.string())
-    label = pc.struct_field(pc.extract_regex(surt_host_names, r"^(?P<tld>[^,]*)"), "tld")
-    numeric = pc.match_substring_regex(label, r"^[0-9]*$")
-    return pc.if_else(numeric, None, label)
 
 
 def rev_hosts_to_surt(rev_hosts: pa.Array) -> pa.Array:

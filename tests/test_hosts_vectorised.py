@@ -11,7 +11,10 @@ import pytest
 from ingest.hosts import (
     bad_dotted_names,
     host_from_url,
+    host_tld,
     normalise_host,
+    registry_suffix,
+    registry_suffixes,
     rev_host_to_surt,
     rev_hosts_to_surt,
     surt_host_name,
@@ -203,3 +206,19 @@ def test_scalar_helpers():
             normalise_host(bad)
     with pytest.raises(ValueError, match="URL has no host"):
         host_from_url("http:///path")
+
+
+@pytest.mark.parametrize(
+    ("host", "tld"),
+    [("www.ox.ac.uk", "uk"), ("example.com", "com"), ("va", "va"), ("192.0.2.1", None)],
+)
+def test_the_tld_is_the_hosts_last_label(host: str, tld: str | None):
+    assert host_tld(host) == tld
+
+
+def test_registry_suffixes_match_the_scalar_function():
+    domains = ["ox.ac.uk", "example.com", "a.b.gov.uk", "localhost", "", None, "xn--bcher-kva.de"]
+    expected = [registry_suffix(domain) for domain in domains]
+    assert expected == ["ac.uk", "com", "b.gov.uk", None, None, None, "de"]
+    assert registry_suffixes(pa.array(domains, pa.string())).to_pylist() == expected
+    assert registry_suffixes(pa.array(domains, pa.large_string())).to_pylist() == expected

@@ -123,6 +123,8 @@ def test_annotations_summary_counts_rejects_by_reason(tmp_path: Path, capsys):
             {
                 "id": ["<urn:uuid:1>", "<urn:uuid:2>", None],
                 "url": ["https://a.example/", "nonsense", "https://b.example/"],
+                "score": [3.1, 2.0, 1.0],
+                "int_score": [3, 2, 1],
             }
         ),
         folder / "part-0.parquet",
@@ -132,5 +134,18 @@ def test_annotations_summary_counts_rejects_by_reason(tmp_path: Path, capsys):
     assert main([*argv, "--max-reject-rate", "0.9"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
         "annotations: 1 files ingested into page_annotations, 3 records read, 1 written, "
-        "2 rejected (bad_url 1, missing_id 1)"
+        "2 rejected (bad_host 1, missing_key 1)"
     )
+
+
+def test_annotations_without_a_profile_are_refused_naming_the_file(tmp_path: Path, capsys):
+    import pyarrow as pa
+
+    path = tmp_path / "crawl=CC-MAIN-2024-10" / "fineweb.parquet"
+    path.parent.mkdir()
+    pq.write_table(pa.table({"id": ["<urn:uuid:1>"], "url": ["https://a.example/"]}), path)
+    argv = ["annotations", "--path", str(path), "--lake", str(tmp_path / "lake")]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"python -m ingest annotations: error: {path}: matches no annotation")
+    assert not (tmp_path / "lake" / "page_annotations").exists()

@@ -347,3 +347,27 @@ def test_pages_in_legacy_charsets_are_decoded(trained, tiny_crawl: Crawl, tmp_pa
     truth = tiny_crawl.truth["warc"]["html_charsets"]
     assert any(charset.startswith(("windows-1251", "shift_jis", "gb18030")) for charset in truth)
     assert all(checked[language] > 0 for language in scripts)
+
+
+def test_a_page_has_its_hosts_last_label_and_public_suffix(trained, tmp_path: Path):
+    """Common Crawl's url_host_tld is the last label (`uk`); the public suffix is apart."""
+    html = b"<html><body><article><p>" + b"A page about teaching. " * 30 + b"</p></article>"
+    pages = [
+        ("<urn:uuid:00000000-0000-4000-8000-000000000011>", "https://www.ox.ac.uk/a", html),
+        ("<urn:uuid:00000000-0000-4000-8000-000000000012>", "https://shop.example.co.uk/", html),
+        ("<urn:uuid:00000000-0000-4000-8000-000000000013>", "http://www.example.com/", html),
+        ("<urn:uuid:00000000-0000-4000-8000-000000000014>", "http://192.0.2.1/x", html),
+    ]
+    lake = tmp_path / "lake"
+    ingest_documents([_warc_with(tmp_path / "t.warc.gz", pages)], REAL_CRAWL, lake, trained)
+    rows = _lake(
+        lake,
+        "select surt_host_name, url_host_tld, url_host_registry_suffix, "
+        "url_host_registered_domain from documents order by doc_id",
+    )
+    assert rows == [
+        ("uk,ac,ox", "uk", "ac.uk", "ox.ac.uk"),
+        ("uk,co,example,shop", "uk", "co.uk", "example.co.uk"),
+        ("com,example", "com", "com", "example.com"),
+        ("1,2,0,192", None, None, None),
+    ]

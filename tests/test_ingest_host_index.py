@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ingest import schemas
+from ingest.hosts import registry_suffix
 from ingest.host_index import SOURCE_NAMES, ingest_host_index
 from ingest.lake import LakeError, manifest_rows
 from ingest.synth.config import CRAWLS, DRIFTED_CRAWL
@@ -78,8 +79,14 @@ def test_tiny_crawl_host_index_lands_value_for_value(tiny_crawl: Crawl, tmp_path
         assert row["output_files"] == [f"host_index/crawl={crawl}/part-{row['part_key']}.parquet"]
         landed = pq.read_table(lake / row["output_files"][0])
         assert landed.schema == schemas.HOST_INDEX
+        registered = source.column("url_host_registered_domain").to_pylist()
+        assert landed.column("url_host_registry_suffix").to_pylist() == [
+            registry_suffix(domain) for domain in registered
+        ]
         for column in schemas.HOST_INDEX.names:
             name = _source_name(column)
+            if column == "url_host_registry_suffix":
+                continue  # derived, above
             if name in source.column_names:
                 assert landed.column(column).to_pylist() == source.column(name).to_pylist(), column
             else:
