@@ -30,7 +30,8 @@ DOCUMENTS = pa.schema(
         pa.field("url", pa.string(), nullable=False),  # WARC-Target-URI
         pa.field("surt_host_name", pa.string(), nullable=False),  # ingest.hosts.surt_host_name
         pa.field("url_host_registered_domain", pa.string()),  # example.co.uk
-        pa.field("url_host_tld", pa.string()),  # public suffix: co.uk, com, de
+        pa.field("url_host_tld", pa.string()),  # last label of the host name: uk, com, de
+        pa.field("url_host_registry_suffix", pa.string()),  # public suffix: co.uk, com, de
         pa.field("warc_file", pa.string(), nullable=False),  # file name the record came from
         pa.field("warc_record_offset", pa.int64(), nullable=False),  # byte offset of the record
         pa.field("language", pa.string()),  # ISO 639-1 code of the main language
