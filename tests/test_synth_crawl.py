@@ -14,25 +14,51 @@ import subprocess
 import sys
 import zlib
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import duckdb
 import networkx as nx
 import numpy as np
+import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from scipy.stats import spearmanr
+from scipy.optimize import minimize_scalar
+from scipy.stats import norm, spearmanr
 from warcio.archiveiterator import ArchiveIterator
 
+from ingest import schemas
 from ingest.hosts import surt_host_name
+from ingest.synth import config
 from ingest.synth import crawls as crawls_module
+from ingest.synth import generate as generate_module
 from ingest.synth.config import CLASSIFIERS, CRAWLS, DRIFTED_CRAWL, GRAPH_RELEASES, SAMPLE_CRAWL
 from ingest.synth.corpus import ANNOTATIONS
-from ingest.synth.generate import synthesize
+from ingest.synth.generate import sample_truth, synthesize
 from tests.conftest import SEED, Crawl
 
 REPO = Path(__file__).resolve().parents[1]
 JAVA_NUMBER = re.compile(r"^-?\d+\.\d+(E-?\d+)?$")
+URL_COLUMNS = [
+    ("url_surtkey", "string"),
+    ("fetch_time", "timestamp[us, tz=UTC]"),
+    ("in_gneissweb", "bool"),
+    ("gneissweb_technology", "double"),
+    ("gneissweb_science", "double"),
+    ("gneissweb_education", "double"),
+    ("gneissweb_medical", "double"),
+]
+HOST_COLUMNS = [
+    ("surt_host_name", "string"),
+    ("gneissweb_technology", "double"),
+    ("gneissweb_science", "double"),
+    ("gneissweb_education", "double"),
+    ("gneissweb_medical", "double"),
+    ("in_gneissweb", "bool"),
+]
+CATEGORIES = [name for name, _ in HOST_COLUMNS[1:5]]
 RANKS_COLUMNS = (
     "{'harmonicc_pos': 'BIGINT', 'harmonicc_val': 'DOUBLE', 'pr_pos': 'BIGINT', "
     "'pr_val': 'DOUBLE', 'host_rev': 'VARCHAR'}"
@@ -52,6 +78,7 @@ def _warc_records(crawl: Crawl) -> list[dict]:
                         "type": record.rec_type,
                         "id": headers.get_header("WARC-Record-ID"),
                         "uri": headers.get_header("WARC-Target-URI"),
+                        "date": headers.get_header("WARC-Date"),
                         "status": http.get_statuscode() if http else None,
                         "mime": (http.get_header("Content-Type") or "") if http else "",
                         "payload": record.content_stream().read(),
@@ -64,6 +91,24 @@ def _warc_records(crawl: Crawl) -> list[dict]:
 @pytest.fixture(scope="module")
 def tiny_records(tiny_crawl: Crawl) -> list[dict]:
     return _warc_records(tiny_crawl)
+
+
+def _annotations(crawl: Crawl, level: str, name: str) -> Path:
+    return crawl.root / "gneissweb-annotations" / level / f"crawl={name}"
+
+
+def _url_rows(crawl: Crawl, name: str) -> pd.DataFrame:
+    """A crawl's URL-level annotation rows, with the SURT host of each."""
+    rows = pq.read_table(_annotations(crawl, "urls", name)).to_pandas()
+    rows["surt_host_name"] = rows["url_surtkey"].str.split(")").str[0]
+    return rows
+
+
+def _expected_surtkey(url: str) -> str:
+    """Common Crawl's SURT key of a URL: SURT host (no ``www.``), ``)``, lower-cased path."""
+    parts = urlsplit(url)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return f"{surt_host_name(parts.hostname)}){path.lower()}"
 
 
 def _ranks(crawl: Crawl, release: str) -> duckdb.DuckDBPyRelation:
@@ -143,19 +188,34 @@ def test_legacy_charset_pages_decode(tiny_records: list[dict]):
             record["payload"].decode("utf-8")
 
 
-def test_warc_pages_are_the_annotated_sample(tiny_crawl: Crawl, tiny_records: list[dict]):
-    """Each HTML page's record id and URL is a GneissWeb annotation row of the sample crawl."""
-    table = pq.read_table(
-        tiny_crawl.root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}",
-        columns=["id", "url"],
-    )
-    annotated = dict(zip(table["id"].to_pylist(), table["url"].to_pylist(), strict=True))
-    pages = [
+def test_warc_pages_are_annotated_under_their_surt_key_and_warc_date(
+    tiny_crawl: Crawl, tiny_records: list[dict]
+):
+    """Each HTML page of the WARC sample is a URL-level annotation row of the sample crawl, keyed
+    as Common Crawl keys them (url_surtkey + fetch_time = WARC-Date), with its true scores."""
+    rows = _url_rows(tiny_crawl, SAMPLE_CRAWL).set_index(["url_surtkey", "fetch_time"])
+    assert rows.index.is_unique
+    _, documents, pages = sample_truth(SEED, "tiny")
+    truth = dict(zip(pages.record_id.to_pylist(), documents.true_score, strict=True))
+    column = {spec.name: index for index, spec in enumerate(CLASSIFIERS)}
+    html = [
         r
         for r in tiny_records
         if r["type"] == "response" and r["status"] == "200" and r["mime"].startswith("text/html")
     ]
-    assert all(annotated.get(r["id"]) == r["uri"] for r in pages)
+    assert len(html) == tiny_crawl.truth["documents"]["count"] == len(truth)
+    www = 0
+    for record in html:
+        key = _expected_surtkey(record["uri"])
+        when = pd.Timestamp(datetime.strptime(record["date"], "%Y-%m-%dT%H:%M:%SZ"), tz=UTC)
+        row = rows.loc[(key, when)]
+        scores = truth[record["id"]]
+        assert row["in_gneissweb"] == (scores[column["gneissweb_quality_demo"]] > 0.5)
+        assert row["gneissweb_education"] == scores[column["fineweb_edu_demo"]]
+        assert row["gneissweb_technology"] == scores[column["gneissweb_technology_demo"]]
+        assert row["gneissweb_medical"] == scores[column["gneissweb_medical_demo"]]
+        www += urlsplit(record["uri"]).hostname.startswith("www.")
+    assert www > 0, "some sample hosts are www. hosts, whose SURT key drops the www."
 
 
 # ------------------------------------------------------------------------------- web graph
@@ -275,32 +335,134 @@ def test_one_host_index_partition_drifts(tiny_crawl: Crawl):
     assert schemas[DRIFTED_CRAWL].names != schemas[SAMPLE_CRAWL].names
 
 
-def test_annotations_are_fineweb_rows_with_gneissweb_columns(tiny_crawl: Crawl):
-    path = tiny_crawl.root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}"
-    table = pq.read_table(path).to_pandas()
-    assert {
-        "id",
-        "dump",
-        "url",
-        "url_surtkey",
-        "date",
-        "file_path",
-        "language",
-        "cosmo_fastText_score",
-        "dclm_fastText_score",
-        "medical_label",
-        "technology_computing_label",
-        "education_label",
-        "science_label",
-        "mcalpine_eflaw_textstat",
-        "tokens_per_doc_num_chars",
-    } <= set(table.columns)
-    assert (table["id"].str.len() == 47).all() and table["id"].is_unique
-    assert (table["dump"] == SAMPLE_CRAWL).all()
-    assert ((table["cosmo_fastText_score"] > 0.5) == (table["cosmo_fastText_label"] == "hq")).all()
-    assert table["cosmo_fastText_score"].between(0, 1).all()
-    hosts = table["url"].map(surt_host_name)
-    assert (table["url_surtkey"].str.split(")").str[0] == hosts).all()
+def test_url_annotations_are_common_crawls_url_level_format(tiny_crawl: Crawl):
+    """Columns, order and types of gneissweb-annotation-url-testing-v1; the crawl only in the
+    Hive folder; SURT keys of hosts of the crawl; capture times within the crawl's fetch."""
+    folder = tiny_crawl.root / "gneissweb-annotations" / "urls"
+    assert sorted(p.name for p in folder.iterdir()) == [f"crawl={crawl}" for crawl in CRAWLS]
+    hosts = pq.read_table(
+        tiny_crawl.root / "host-index" / f"crawl={SAMPLE_CRAWL}" / "part-00000.parquet",
+        columns=["surt_host_name"],
+    )["surt_host_name"].to_pylist()
+    sample_hosts = {
+        _expected_surtkey(url).split(")")[0]
+        for url in sample_truth(SEED, "tiny")[2].url.to_pylist()
+    }
+    for crawl in CRAWLS:
+        parts = sorted((folder / f"crawl={crawl}").iterdir())
+        assert [p.name for p in parts] == [f"part-{i:05d}.parquet" for i in range(len(parts))]
+        for part in parts:
+            schema = pq.read_schema(part)
+            assert [(f.name, str(f.type)) for f in schema] == URL_COLUMNS, part
+        rows = _url_rows(tiny_crawl, crawl)
+        assert (
+            len(rows)
+            == next(c for c in tiny_crawl.truth["coverage"] if c["crawl"] == crawl)[
+                "annotated_page_count"
+            ]
+        )
+        assert not rows.duplicated(["url_surtkey", "fetch_time"]).any()
+        assert rows["url_surtkey"].str.fullmatch(r"[a-z0-9-]+(,[a-z0-9-]+)+\)/\S*").all()
+        assert not rows["surt_host_name"].str.endswith(",www").any()
+        assert set(rows["surt_host_name"]) <= set(hosts) | sample_hosts
+        start = pd.Timestamp(crawls_module.crawl_start(crawl))
+        assert rows["fetch_time"].between(start, start + pd.Timedelta(days=14)).all()
+        assert (rows["fetch_time"].dt.microsecond == 0).all()
+        for name in CATEGORIES:
+            assert rows[name].between(0, 1, inclusive="neither").all()
+        assert 0.05 < rows["in_gneissweb"].mean() < 0.4
+
+
+def test_crawls_start_two_weeks_before_their_name_week():
+    assert crawls_module.crawl_start("CC-MAIN-2024-10") == datetime(2024, 2, 20, tzinfo=UTC)
+    assert crawls_module.crawl_start("CC-MAIN-2021-04") == datetime(2021, 1, 12, tzinfo=UTC)
+    assert crawls_module.crawl_start("CC-MAIN-2023-50") == datetime(2023, 11, 28, tzinfo=UTC)
+
+
+def test_host_annotations_are_the_url_rows_aggregated(tiny_crawl: Crawl):
+    """gneissweb-annotation-host-testing-v1's columns; each host's scores the mean of its URL
+    rows, its in_gneissweb flag their bool_or (our reading of the card's host-level flag)."""
+    folder = tiny_crawl.root / "gneissweb-annotations" / "hosts"
+    assert sorted(p.name for p in folder.iterdir()) == [f"crawl={crawl}" for crawl in CRAWLS]
+    for crawl in CRAWLS:
+        assert [p.name for p in (folder / f"crawl={crawl}").iterdir()] == ["part-00000.parquet"]
+        path = folder / f"crawl={crawl}" / "part-00000.parquet"
+        assert [(f.name, str(f.type)) for f in pq.read_schema(path)] == HOST_COLUMNS
+        hosts = pq.read_table(path).to_pandas()
+        assert list(hosts["surt_host_name"]) == sorted(hosts["surt_host_name"])
+        assert hosts["surt_host_name"].is_unique
+        expected = (
+            _url_rows(tiny_crawl, crawl)
+            .groupby("surt_host_name")
+            .agg(
+                **{name: (name, "mean") for name in CATEGORIES},
+                in_gneissweb=("in_gneissweb", "any"),
+            )
+        )
+        hosts = hosts.set_index("surt_host_name")
+        assert list(hosts.index) == list(expected.index)
+        for name in CATEGORIES:
+            np.testing.assert_allclose(hosts[name], expected[name], rtol=1e-12)
+        assert (hosts["in_gneissweb"] == expected["in_gneissweb"]).all()
+        assert hosts["in_gneissweb"].any() and not hosts["in_gneissweb"].all()
+
+
+def test_host_index_url_host_tld_is_the_last_label(tiny_crawl: Crawl):
+    """As in Common Crawl's host index: url_host_tld is the host name's last label (uk), the
+    registered domain keeps its public suffix (example.co.uk)."""
+    for crawl in CRAWLS:
+        table = pq.read_table(
+            tiny_crawl.root / "host-index" / f"crawl={crawl}" / "part-00000.parquet",
+            columns=["surt_host_name", "url_host_registered_domain", "url_host_tld"],
+        ).to_pandas()
+        assert (table["url_host_tld"] == table["surt_host_name"].str.split(",").str[0]).all()
+        domain_tld = table["url_host_registered_domain"].str.rsplit(".", n=1).str[-1]
+        assert (table["url_host_tld"] == domain_tld).all()
+        multi = table[table["url_host_registered_domain"].str.count(r"\.") >= 2]
+        assert len(multi) > 0, "some hosts are under a two-label public suffix"
+        assert not table["url_host_tld"].str.contains(".", regex=False).any()
+    suffixes = {tld.suffix for tld in config.TLDS}
+    co_uk = table[table["url_host_registered_domain"].str.endswith(".co.uk")]
+    assert len(co_uk) > 0 and (co_uk["url_host_tld"] == "uk").all()
+    assert {d.split(".", 1)[1] for d in table["url_host_registered_domain"]} <= suffixes
+
+
+def test_paper_scale_documents_carry_the_last_label_and_the_public_suffix(tmp_path: Path):
+    """The paper scale writes the sample straight to the lake's documents table: url_host_tld
+    the last label, url_host_registry_suffix the public suffix (schemas.DOCUMENTS)."""
+    hosts, documents, pages = sample_truth(SEED, "tiny")
+    generate_module._write_lake_documents(tmp_path, SEED, hosts, documents, pages)
+    (path,) = (tmp_path / "documents" / f"crawl={SAMPLE_CRAWL}").glob("*.parquet")
+    table = pq.read_table(path)
+    assert table.schema.names == schemas.DOCUMENTS.names
+    frame = table.to_pandas()
+    assert list(frame["doc_id"]) == pages.record_id.to_pylist()
+    url_hosts = frame["url"].map(lambda url: urlsplit(url).hostname)
+    assert (frame["url_host_tld"] == url_hosts.str.rsplit(".", n=1).str[-1]).all()
+    assert (frame["url_host_registry_suffix"] == list(hosts.suffix[documents.host_id])).all()
+    registered = frame["url_host_registered_domain"]
+    suffix = frame["url_host_registry_suffix"]
+    assert all(d.endswith("." + s) for d, s in zip(registered, suffix, strict=True))
+    assert (frame["url_host_registry_suffix"] != frame["url_host_tld"]).any()
+    fetched = table["fetched_at"].cast(pa.int64()).to_numpy()
+    assert (fetched == pages.fetch_time).all()
+
+
+def test_host_index_nutch_counts_add_up_as_nutchs_hostdb(tiny_crawl: Crawl):
+    """numRecords is the sum of the six HostDb statuses (Nutch HostDatum.numRecords), except on
+    the quirk rows reporting more fetched than known; a crawl archives at most what it fetched."""
+    for crawl in CRAWLS:
+        rows = pq.read_table(
+            tiny_crawl.root / "host-index" / f"crawl={crawl}" / "part-00000.parquet"
+        ).to_pandas()
+        statuses = ["fetched", "unfetched", "gone", "notModified", "redirPerm", "redirTemp"]
+        total = sum(rows[f"nutch_{name}"].astype("int64") for name in statuses)
+        regular = rows["nutch_fetched"] <= rows["nutch_numRecords"]
+        assert regular.mean() > 0.98
+        assert (total[regular] == rows.loc[regular, "nutch_numRecords"]).all()
+        assert (rows["fetch_200"] <= rows["nutch_fetched"]).all()
+        crawled = rows["fetch_200"] > 0
+        assert (rows.loc[crawled, "nutch_numRecords"] >= rows.loc[crawled, "fetch_200"]).all()
 
 
 # -------------------------------------------------------------------- corpus and registry
@@ -402,7 +564,8 @@ def test_a_failure_half_way_leaves_nothing(tmp_path: Path, monkeypatch: pytest.M
 
 @pytest.fixture(scope="module")
 def demo_hosts(demo_crawl: Crawl):
-    """Per host of the sample crawl: host-index counts, centrality, annotation quality."""
+    """Per annotated host of the sample crawl: host-index counts, centrality, and from the
+    URL-level annotations its annotated pages and GneissWeb (HQ) density."""
     root = demo_crawl.root
     return duckdb.sql(
         f"""
@@ -413,24 +576,46 @@ def demo_hosts(demo_crawl: Crawl):
             select
                 split_part(url_surtkey, ')', 1) as surt_host_name,
                 count(*) as page_count,
-                avg((cosmo_fastText_score > 0.5)::int) as hq_density,
-                median(dclm_fastText_score) as dclm_median,
-                median(cosmo_fastText_score) as quality_median,
-                avg((language = 'en')::int) as english_share
-            from read_parquet('{root}/gneissweb-annotations/crawl={SAMPLE_CRAWL}/*.parquet')
+                avg(in_gneissweb::int) as hq_density
+            from read_parquet(
+                '{root}/gneissweb-annotations/urls/crawl={SAMPLE_CRAWL}/*.parquet'
+            )
             group by all
         )
-        select
-            host_index.*,
-            pages.page_count,
-            pages.hq_density,
-            pages.dclm_median,
-            pages.quality_median,
-            pages.english_share >= 0.5 as is_english
+        select host_index.*, pages.page_count, pages.hq_density
         from host_index
         inner join pages using (surt_host_name)
         """
     ).df()
+
+
+@pytest.fixture(scope="module")
+def demo_sample(demo_crawl: Crawl) -> pd.DataFrame:
+    """The WARC sample's pages with their true scores (drawn again from the seed) and the SURT
+    host of their URL, joined to nothing: the classified sample of the paper's first regime."""
+    hosts, documents, pages = sample_truth(SEED, "demo")
+    frame = pd.DataFrame(documents.true_score, columns=[spec.name for spec in CLASSIFIERS])
+    frame["surt_host_name"] = [
+        _expected_surtkey(url).split(")")[0] for url in pages.url.to_pylist()
+    ]
+    frame["is_english_host"] = hosts.is_english[documents.host_id]
+    return frame
+
+
+@pytest.fixture(scope="module")
+def demo_sample_hosts(demo_sample: pd.DataFrame, demo_crawl: Crawl) -> pd.DataFrame:
+    """Sample hosts with >= 3 pages: median true scores, host language, harmonic centrality."""
+    ranks = pq.read_table(
+        demo_crawl.root / "host-index" / f"crawl={SAMPLE_CRAWL}" / "part-00000.parquet",
+        columns=["surt_host_name", "hcrank"],
+    ).to_pandas()
+    hosts = demo_sample.groupby("surt_host_name").agg(
+        pages=("dclm_demo", "size"),
+        dclm_median=("dclm_demo", "median"),
+        quality_median=("gneissweb_quality_demo", "median"),
+        is_english=("is_english_host", "first"),
+    )
+    return hosts[hosts["pages"] >= 3].join(ranks.set_index("surt_host_name"), how="inner")
 
 
 def test_planted_icc_is_in_the_papers_range(demo_crawl: Crawl):
@@ -452,14 +637,15 @@ def test_language_mix_and_dclm_bias(demo_crawl: Crawl):
     assert 0.8 < edu["non_english"] / edu["english"] < 1.25
 
 
-def test_centrality_is_weakly_related_to_quality(demo_hosts):
-    pooled = spearmanr(demo_hosts["hcrank"], demo_hosts["quality_median"])[0]
+def test_centrality_is_weakly_related_to_quality(demo_sample_hosts):
+    hosts = demo_sample_hosts
+    pooled = spearmanr(hosts["hcrank"], hosts["quality_median"])[0]
     assert abs(pooled) <= 0.2
-    dclm = spearmanr(demo_hosts["hcrank"], demo_hosts["dclm_median"])[0]
-    english = demo_hosts[demo_hosts["is_english"]]
+    dclm = spearmanr(hosts["hcrank"], hosts["dclm_median"])[0]
+    english = hosts[hosts["is_english"]]
     dclm_english = spearmanr(english["hcrank"], english["dclm_median"])[0]
     assert -0.2 <= dclm < 0 < dclm_english
-    by_language = demo_hosts.groupby("is_english")["hcrank"].median()
+    by_language = hosts.groupby("is_english")["hcrank"].median()
     assert by_language[True] > by_language[False], "English hosts are more central"
 
 
@@ -523,26 +709,22 @@ def _yield_at(hosts, order, budget_share: float) -> float:
     return float((taken * ordered["hq"]).sum())
 
 
-def test_centrality_ordering_gains_little_and_the_oracle_a_lot(demo_crawl: Crawl):
-    """The paper's RQ2 shape at a 10% budget, on the planted scores of the sample crawl."""
-    root = demo_crawl.root
-    pages = pq.read_table(
-        root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}",
-        columns=["url_surtkey", "dclm_fastText_score", "cosmo_fastText_score", "education_score"],
-    ).to_pandas()
-    pages["surt_host_name"] = pages["url_surtkey"].str.split(")").str[0]
+def test_centrality_ordering_gains_little_and_the_oracle_a_lot(
+    demo_crawl: Crawl, demo_sample: pd.DataFrame
+):
+    """The paper's RQ2 shape at a 10% budget, on the planted scores of the classified sample."""
     ranks = (
         pq.read_table(
-            root / "host-index" / f"crawl={SAMPLE_CRAWL}" / "part-00000.parquet",
+            demo_crawl.root / "host-index" / f"crawl={SAMPLE_CRAWL}" / "part-00000.parquet",
             columns=["surt_host_name", "hcrank"],
         )
         .to_pandas()
         .set_index("surt_host_name")
     )
     ratios = {}
-    for column in ("dclm_fastText_score", "cosmo_fastText_score", "education_score"):
+    for column in ("dclm_demo", "gneissweb_quality_demo", "fineweb_edu_demo"):
         hosts = (
-            pages.assign(is_hq=pages[column] > 0.5)
+            demo_sample.assign(is_hq=demo_sample[column] > 0.5)
             .groupby("surt_host_name")
             .agg(pages=("is_hq", "size"), hq=("is_hq", "sum"))
             .query("pages >= 3")
@@ -557,7 +739,99 @@ def test_centrality_ordering_gains_little_and_the_oracle_a_lot(demo_crawl: Crawl
             _yield_at(hosts, by_centrality, 0.1) / random,
             _yield_at(hosts, by_density, 0.1) / random,
         )
-    assert ratios["dclm_fastText_score"][0] < 1.0, ratios
+    assert ratios["dclm_demo"][0] < 1.0, ratios
     for centrality, oracle in ratios.values():
         assert 0.7 <= centrality <= 1.8, ratios
         assert 4.0 <= oracle <= 8.0, ratios
+
+
+# ------------------------------------------------------- crawl counts calibrated (demo)
+
+
+def _log_normal_quantile(mean: float, sigma: float, upper_tail: float) -> float:
+    return float(np.exp(np.log(mean) - sigma * sigma / 2 + sigma * norm.isf(upper_tail)))
+
+
+def test_the_calibration_reproduces_the_published_crawl_figures():
+    """config's figures: the mean is the crawl's pages over its hosts, and sigma is the one that
+    fits the published top-domain sizes (a fit recomputed here from the cited numbers)."""
+    assert pytest.approx(3_106_525_566 / 46_400_316) == config.CRAWL_PAGES_PER_HOST_MEAN
+    top = config.CRAWL_TOP_DOMAINS
+    mean = top["pages"] / top["domains"]
+
+    def misfit(sigma: float) -> float:
+        return sum(
+            (np.log(_log_normal_quantile(mean, sigma, (rank - 0.5) / top["domains"])) - np.log(v))
+            ** 2
+            for rank, v in top["rank_pages"]
+        )
+
+    best = minimize_scalar(misfit, bounds=(1.0, 4.0), method="bounded").x
+    assert best == pytest.approx(config.CRAWL_PAGES_PER_HOST_SIGMA, abs=0.01)
+    for rank, pages in top["rank_pages"]:
+        predicted = _log_normal_quantile(mean, best, (rank - 0.5) / top["domains"])
+        assert 1 / 1.5 < predicted / pages < 1.5, (rank, predicted, pages)
+    shares = {
+        name: v / sum(config.CRAWLDB_STATUS.values()) for name, v in config.CRAWLDB_STATUS.items()
+    }
+    assert shares["fetched"] == pytest.approx(0.6465, abs=1e-4)
+
+
+def test_pages_per_host_follow_the_calibrated_log_normal(demo_crawl: Crawl, demo_sample):
+    """Annotated pages per crawled host of the full crawl, outside the WARC sample (whose hosts
+    are drawn given their sample pages), have the calibrated distribution: the empirical CDF
+    at 1, 2, 5, 10, 50, 100 and 1,000 pages within 4 standard errors of the log-normal's."""
+    sample_hosts = set(demo_sample["surt_host_name"])
+    mean, sigma = config.CRAWL_PAGES_PER_HOST_MEAN, config.CRAWL_PAGES_PER_HOST_SIGMA
+    mu = np.log(mean) - sigma * sigma / 2
+    cap = demo_crawl.truth["scale"]["annotation_page_cap"]
+    assert cap >= 5_000
+    for crawl in CRAWLS:
+        hosts = pq.read_table(_annotations(demo_crawl, "hosts", crawl)).to_pandas()
+        pages = _url_rows(demo_crawl, crawl).groupby("surt_host_name").size()
+        assert set(pages.index) == set(hosts["surt_host_name"])
+        pages = pages[~pages.index.isin(sample_hosts)]
+        assert len(pages) > 1_500
+        for t in (1, 2, 5, 10, 50, 100, 1000):
+            expected = norm.cdf((np.log(t + 0.5) - mu) / sigma)
+            error = np.sqrt(expected * (1 - expected) / len(pages))
+            assert abs((pages <= t).mean() - expected) < 4 * error, (crawl, t)
+        assert pages.max() > 1_000, "a heavy tail: some hosts have thousands of pages"
+    realised = demo_crawl.truth["coverage"]
+    assert sum(c["hosts_capped_by_annotation_page_cap"] for c in realised) <= 0.005 * sum(
+        c["annotated_host_count"] for c in realised
+    )
+
+
+def test_hostdb_totals_follow_the_crawldb(demo_crawl: Crawl):
+    """Summed over hosts, each crawl's nutch_* statuses have the CrawlDb's published shares and
+    its fetch_200 the published pages per fetched URL."""
+    status = config.CRAWLDB_STATUS
+    total = sum(status.values())
+    rest = total - status["fetched"]
+    for crawl in CRAWLS:
+        rows = (
+            duckdb.sql(
+                f"""
+            select
+                sum(nutch_fetched) / sum(nutch_numRecords) as fetched_share,
+                sum(fetch_200) / sum(nutch_fetched) as pages_per_fetched,
+                sum(nutch_unfetched) / sum(nutch_numRecords - nutch_fetched) as unfetched,
+                sum(nutch_gone) / sum(nutch_numRecords - nutch_fetched) as gone,
+                sum(nutch_notModified) / sum(nutch_numRecords - nutch_fetched) as not_modified
+            from read_parquet(
+                '{demo_crawl.root}/host-index/crawl={crawl}/*.parquet'
+            )
+            where nutch_fetched <= nutch_numRecords
+            """
+            )
+            .df()
+            .iloc[0]
+        )
+        assert rows["fetched_share"] == pytest.approx(status["fetched"] / total, abs=0.06), crawl
+        assert rows["pages_per_fetched"] == pytest.approx(
+            config.CRAWL_PAGES / status["fetched"], abs=0.04
+        ), crawl
+        assert rows["unfetched"] == pytest.approx(status["unfetched"] / rest, abs=0.01)
+        assert rows["gone"] == pytest.approx(status["gone"] / rest, abs=0.01)
+        assert rows["not_modified"] == pytest.approx(status["notModified"] / rest, abs=0.01)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import fasttext
 import numpy as np
-import pyarrow.parquet as pq
+import pandas as pd
 from resiliparse.extract.html2text import extract_plain_text
 from resiliparse.parse.encoding import bytes_to_str, detect_encoding
 from resiliparse.parse.html import HTMLTree
@@ -24,6 +24,7 @@ from scipy.stats import pearsonr, spearmanr
 from warcio.archiveiterator import ArchiveIterator
 
 from ingest.synth.config import CLASSIFIERS, LANGUAGES, SAMPLE_CRAWL
+from ingest.synth.generate import sample_truth
 from ingest.synth.text import (
     LOGIT_RANGE,
     MARKER_SHARE,
@@ -31,7 +32,7 @@ from ingest.synth.text import (
     vocabularies,
 )
 from ingest.train import TRAINING
-from tests.conftest import Crawl
+from tests.conftest import SEED, Crawl
 
 
 def _train(crawl: Crawl, tmp_path: Path, name: str) -> fasttext.FastText._FastText:
@@ -68,21 +69,16 @@ def _expected_value(model, text: str, values: dict[str, float]) -> float:
 
 
 def test_classifiers_trained_on_the_corpus_recover_true_scores(demo_crawl: Crawl, tmp_path: Path):
-    truth = (
-        pq.read_table(
-            demo_crawl.root / "gneissweb-annotations" / f"crawl={SAMPLE_CRAWL}",
-            columns=["id", "cosmo_fastText_score", "education_score"],
-        )
-        .to_pandas()
-        .set_index("id")
-    )
+    _, documents, sample = sample_truth(SEED, "demo")
+    names = [spec.name for spec in CLASSIFIERS]
+    truth = pd.DataFrame(documents.true_score, columns=names, index=sample.record_id.to_pylist())
     pages = _pages(demo_crawl)
     ids = list(pages)
     quality = _train(demo_crawl, tmp_path, "gneissweb_quality_demo")
     predicted = np.array(
         [_expected_value(quality, pages[i], {"__label__cc": 0, "__label__hq": 1}) for i in ids]
     )
-    true = truth.loc[ids, "cosmo_fastText_score"].to_numpy()
+    true = truth.loc[ids, "gneissweb_quality_demo"].to_numpy()
     assert pearsonr(predicted, true)[0] > 0.975
     assert spearmanr(predicted, true)[0] > 0.97
     assert np.mean(np.abs(predicted - true)) < 0.04, "scores come out calibrated"
@@ -93,7 +89,7 @@ def test_classifiers_trained_on_the_corpus_recover_true_scores(demo_crawl: Crawl
     edu = _train(demo_crawl, tmp_path, "fineweb_edu_demo")
     values = {f"__label__{i}": float(i) for i in range(6)}
     predicted = np.array([_expected_value(edu, pages[i], values) for i in ids])
-    true = truth.loc[ids, "education_score"].to_numpy()
+    true = truth.loc[ids, "fineweb_edu_demo"].to_numpy()
     assert pearsonr(predicted, true)[0] > 0.975
     assert spearmanr(predicted, true)[0] > 0.97
     assert np.mean(np.abs(predicted - true)) < 0.04

@@ -61,7 +61,9 @@ class TldSpec:
     """One public suffix of the demo's TLD mix.
 
     Attributes:
-        suffix: the public suffix (``co.uk``), as in the host index's ``url_host_tld``.
+        suffix: the public suffix (``co.uk``): the columnar index's ``url_host_registry_suffix``
+            and the lake's ``documents.url_host_registry_suffix``. The host index's
+            ``url_host_tld`` is its last label (``uk``), as in Common Crawl's.
         share: share of graph hosts under this suffix.
         category: macro category (academic, government, commercial, organisation, network,
             country_code, other_generic) as in the ``tld_macro_categories`` seed.
@@ -245,6 +247,84 @@ CLASSIFIERS: tuple[ClassifierSpec, ...] = (
 )
 
 
+# --------------------------------------------------------------------------- crawl counts
+
+# Per-host crawl counts are calibrated to the figures Common Crawl publishes (issue 16, finding
+# 9); all of them are from github.com/commoncrawl/cc-crawl-statistics.
+#
+# * plots/crawlsize/monthly.csv and plots/crawlsize/domain.csv (commit 011ff43f): CC-MAIN-2024-10
+#   has 3,106,525,566 page captures, 3,081,216,032 unique URLs, 46,400,316 hosts and 37,076,380
+#   registered domains: 66.95 pages per crawled host.
+# * plots/domains-top-500.csv (commit 011ff43f; it is CC-MAIN-2024-42: 2,495,190,754 pages over
+#   38,304,026 domains, 65.14 pages per domain): the domains ranked 10, 20, 50, 100 and 500 have
+#   1,500,132, 1,082,570, 575,845, 357,405 and 104,961 pages. The per-host histogram is published
+#   only as a plot (plots/crawler/histogr_host_domain_tld.png), so the spread is fitted to this
+#   tail: of the log-normals with the domains' mean, the one whose quantiles at those ranks are
+#   closest on the log scale has sigma 2.71. It puts 1.36M, 0.93M, 0.56M, 0.38M and 0.15M pages
+#   at those ranks and 6.7% of all pages in the top 500 domains (6.5% read off the file, its
+#   ranks interpolated log-log). Hosts get the same sigma with their own mean: pages per crawled
+#   host ~ LogNormal(ln 66.95 - 2.71^2/2, 2.71), median 1.7, quartiles 0.3 and 10.6, 90th
+#   percentile 55, 99th 931 (each crawled host has at least one page).
+# * stats/crawler/CC-MAIN-2024-10.json (commit 05d90e6f): the CrawlDb before the crawl. Nutch's
+#   HostDb counts the same statuses per host, its numRecords being the sum of six of them
+#   (apache/nutch HostDatum.numRecords); the host index's nutch_* columns are those counts.
+#   Their shares of the six: fetched 64.65%, unfetched 24.14%, gone 5.53%, notModified 3.38%,
+#   redirPerm 1.56%, redirTemp 0.75%. The crawl's 3,106,525,566 page captures are 28.2% of the
+#   CrawlDb's fetched URLs (so fetch_200 is about 0.282 of nutch_fetched). Per one of its
+#   3,128,032,551 successes the fetcher logged 7.5% permanent and 3.8% temporary redirects, 5.6%
+#   not found or gone, 0.5% not modified and 0.05% access denied (the host index's
+#   fetch_redirPerm, fetch_redirTemp, fetch_gone, fetch_notModified and fetch_4xx).
+CRAWL_PAGES_PER_HOST_MEAN = 3_106_525_566 / 46_400_316  # CC-MAIN-2024-10
+CRAWL_PAGES_PER_HOST_SIGMA = 2.71
+# The tail the sigma is fitted to, for the calibration test: (rank, pages) of the top domains,
+# with the crawl's domain count and pages.
+CRAWL_TOP_DOMAINS = {
+    "crawl": "CC-MAIN-2024-42",
+    "pages": 2_495_190_754,
+    "domains": 38_304_026,
+    "rank_pages": ((10, 1_500_132), (20, 1_082_570), (50, 575_845), (100, 357_405), (500, 104_961)),
+}
+# CrawlDb statuses of CC-MAIN-2024-10 (the HostDb's six, numRecords = their sum).
+CRAWLDB_STATUS = {
+    "fetched": 11_001_427_792,
+    "unfetched": 4_107_295_999,
+    "gone": 940_768_266,
+    "notModified": 575_294_289,
+    "redirPerm": 265_841_871,
+    "redirTemp": 126_856_377,
+}
+FETCHER_SUCCESS = 3_128_032_551
+CRAWL_PAGES = 3_106_525_566
+# Fetcher outcomes per successful fetch, by the host-index column they are counted in.
+FETCH_STATUS_PER_200 = {
+    "fetch_redirPerm": 233_699_835 / FETCHER_SUCCESS,
+    "fetch_redirTemp": 120_203_589 / FETCHER_SUCCESS,
+    "fetch_gone": (171_551_229 + 5_153_976) / FETCHER_SUCCESS,
+    "fetch_notModified": 16_903_617 / FETCHER_SUCCESS,
+    "fetch_4xx": 1_533_000 / FETCHER_SUCCESS,
+}
+# Where the figures above come from, for truth.json.
+CALIBRATION_SOURCES = (
+    "github.com/commoncrawl/cc-crawl-statistics plots/crawlsize/monthly.csv and "
+    "plots/crawlsize/domain.csv @011ff43f: CC-MAIN-2024-10 page 3,106,525,566, url "
+    "3,081,216,032, host 46,400,316, domain 37,076,380",
+    "github.com/commoncrawl/cc-crawl-statistics plots/domains-top-500.csv @011ff43f "
+    "(CC-MAIN-2024-42, 2,495,190,754 pages, 38,304,026 domains): pages of the domains ranked "
+    "10, 20, 50, 100, 500 = 1,500,132, 1,082,570, 575,845, 357,405, 104,961",
+    "github.com/commoncrawl/cc-crawl-statistics stats/crawler/CC-MAIN-2024-10.json @05d90e6f: "
+    "crawldb:status db_fetched, db_unfetched, db_gone, db_notmodified, db_redir_perm, "
+    "db_redir_temp; fetcher:success, moved, temp_moved, notfound, gone, notmodified, "
+    "access_denied",
+    "github.com/apache/nutch src/java/org/apache/nutch/hostdb/HostDatum.java: numRecords() = "
+    "unfetched + fetched + gone + redirPerm + redirTemp + notModified",
+)
+# Modelling choices no published figure fixes: the sd of a host's log size from crawl to crawl
+# (the rest of the sigma is the host's own), and the correlation of a host's log size with its
+# link attractiveness (bigger sites are more central; the earlier model had about 0.3).
+CRAWL_SIZE_JITTER_SD = 0.4
+CRAWL_SIZE_ATTRACTIVENESS_CORRELATION = 0.3
+
+
 @dataclass(frozen=True)
 class Scale:
     """Size of a demo crawl.
@@ -259,7 +339,11 @@ class Scale:
         size_cap: the largest number of sample pages a host gets.
         warc_files: WARC files the sample is spread over (0: write lake tables directly).
         write_graph_files: whether to write vertices/edges and compute centrality from edges.
-        annotation_page_cap: most annotated pages per host and crawl in the GneissWeb table.
+        annotation_page_cap: most annotated pages per host and crawl in the GneissWeb tables, a
+            bound on rows and memory. A calibrated host has more pages with probability 0.45%
+            at tiny's 2,000, 0.16% at demo's 5,000 (hosts of the WARC sample, drawn given their
+            sample pages, a little more often) and 10.5% at paper's 50, where it truncates the
+            tail; truth.json reports how many hosts it capped per crawl.
         training_docs: labelled documents for the fastText training corpus (a quarter of a page
             long each; 10% of them are held out for validation).
     """
@@ -284,9 +368,9 @@ class Scale:
 
 
 SCALES: dict[str, Scale] = {
-    "tiny": Scale("tiny", 90, 20, 60, 130, 1.25, 120, 2, True, 30, 12000),
-    "demo": Scale("demo", 1600, 400, 2000, 4000, 1.2, 400, 8, True, 50, 48000),
+    "tiny": Scale("tiny", 90, 20, 60, 130, 1.25, 120, 2, True, 2_000, 12000),
+    "demo": Scale("demo", 1600, 400, 2000, 4000, 1.2, 400, 8, True, 5_000, 48000),
     # The paper's classified sample: 532,628 hosts with >= 3 documents, 3.01M documents [S §3.1];
     # graph and host index >= 5M hosts per crawl.
-    "paper": Scale("paper", 532_628, 150_000, 1_300_000, 3_100_000, 1.97, 5000, 0, False, 4, 0),
+    "paper": Scale("paper", 532_628, 150_000, 1_300_000, 3_100_000, 1.97, 5000, 0, False, 50, 0),
 }

@@ -1,8 +1,17 @@
-"""Common Crawl's per-host crawl counts (the host index) and the URL-level GneissWeb annotations.
+"""Common Crawl's per-host crawl counts (the host index) and its GneissWeb annotations.
 
-Coverage ``nutch_fetched / nutch_numRecords`` is driven by link attractiveness (so by harmonic
-centrality, as Common Crawl's budget is, FORMATS.md / SPEC §3.4), by TLD, and by a planted,
-slightly negative dependence on host quality whose Spearman correlation is set per crawl.
+Pages per crawled host are log-normal, calibrated to Common Crawl's published crawl sizes
+(``config.CRAWL_PAGES_PER_HOST_*``); the HostDb's per-host statuses (``nutch_*``) follow from
+them with the CrawlDb's published shares. Coverage ``nutch_fetched / nutch_numRecords`` is driven
+by link attractiveness (so by harmonic centrality, as Common Crawl's budget is, FORMATS.md /
+SPEC §3.4), by TLD, and by a planted, slightly negative dependence on host quality whose
+Spearman correlation is set per crawl.
+
+The annotations are Common Crawl's own two GneissWeb datasets
+(``commoncrawl/gneissweb-annotation-url-testing-v1`` and ``…-host-testing-v1``, on S3 under
+``projects/gneissweb-annotation-testing-v1/{urls,hosts}/crawl=…/``): a row per annotated page
+keyed by ``url_surtkey`` and ``fetch_time`` (the crawl is the Hive partition), and a row per host
+with the host's mean category scores.
 """
 
 from __future__ import annotations
@@ -10,15 +19,24 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from scipy.special import ndtr, ndtri
 
 from ingest.synth.config import (
     CLASSIFIERS,
     COVERAGE_QUALITY_SPEARMAN,
+    CRAWL_PAGES,
+    CRAWL_PAGES_PER_HOST_MEAN,
+    CRAWL_PAGES_PER_HOST_SIGMA,
+    CRAWL_SIZE_ATTRACTIVENESS_CORRELATION,
+    CRAWL_SIZE_JITTER_SD,
+    CRAWLDB_STATUS,
     DRIFTED_CRAWL,
+    FETCH_STATUS_PER_200,
     SAMPLE_CRAWL,
     TLDS,
     Scale,
@@ -26,21 +44,30 @@ from ingest.synth.config import (
 from ingest.synth.model import ROLE_DANGLING, Hosts, page_scores
 
 __all__ = [
+    "CATEGORY_SOURCES",
+    "CRAWL_DAYS",
+    "HOST_ANNOTATION_SCHEMA",
     "HOST_INDEX_SCHEMA",
+    "IN_GNEISSWEB_THRESHOLD",
+    "NOT_FETCHED",
+    "URL_ANNOTATION_SCHEMA",
+    "AnnotationTotals",
     "CrawlCountModel",
     "CrawlCounts",
     "PageRows",
     "annotated_pages",
     "annotation_parts",
+    "crawl_start",
+    "host_annotation_table",
     "host_index_table",
     "host_strings",
+    "last_labels",
     "record_id_array",
     "record_ids",
     "url_surtkeys",
 ]
 
 _QUALITY = next(i for i, spec in enumerate(CLASSIFIERS) if spec.name == "gneissweb_quality_demo")
-_COVERAGE_INTERCEPT = -0.9
 _COVERAGE_SLOPE = 1.4
 _FETCH_COLUMNS = (
     "fetch_3xx",
@@ -52,7 +79,11 @@ _FETCH_COLUMNS = (
     "fetch_redirPerm",
     "fetch_redirTemp",
 )
+# Fetch outcomes Common Crawl does not publish a rate for (per 200 capture).
+_UNPUBLISHED_FETCH_RATE = 0.01
 _NUTCH_PCT = ("fetched", "unfetched", "gone", "notModified", "redirPerm", "redirTemp")
+# The HostDb statuses other than fetched, in the order of CrawlCounts.not_fetched's columns.
+NOT_FETCHED = ("unfetched", "gone", "notModified", "redirPerm", "redirTemp")
 _ROBOTS = (
     "robots_200",
     "robots_3xx",
@@ -64,6 +95,9 @@ _ROBOTS = (
     "robots_redirPerm",
     "robots_redirTemp",
 )
+_INT32_MAX = 2**31 - 1
+_SKIPPED_SHARE = 0.08  # crawled hosts a crawl skips (crawled in other crawls, not this one)
+CRAWL_DAYS = 14  # a monthly crawl fetches for about two weeks
 
 # Column order and types of athena_schema.v2.sql (FORMATS.md §2.2): int is int32, ranks double.
 HOST_INDEX_SCHEMA = pa.schema(
@@ -88,14 +122,29 @@ HOST_INDEX_SCHEMA = pa.schema(
 )
 
 
+def crawl_start(crawl: str) -> datetime:
+    """When a crawl began fetching: 13 days before the Monday of the ISO week in its name.
+
+    CC-MAIN-2024-10 fetched from 2024-02-20 to 2024-03-05; its week 10 begins on 2024-03-04.
+    """
+    year, week = int(crawl[8:12]), int(crawl[13:15])
+    return datetime.fromisocalendar(year, week, 1).replace(tzinfo=UTC) - timedelta(days=13)
+
+
 @dataclass
 class CrawlCounts:
-    """Known and fetched URLs of every host in one crawl (index = host id)."""
+    """One crawl's counts for every host (index = host id), as the host index reports them.
+
+    ``known`` is the sum of ``fetched`` and the five ``not_fetched`` statuses (Nutch's
+    ``HostDatum.numRecords``), except on the few quirk rows that report more fetched than known.
+    """
 
     crawl: str
     known: np.ndarray  # int32: nutch_numRecords
     fetched: np.ndarray  # int32: nutch_fetched
-    fetch_200: np.ndarray  # int32: archived 200 captures
+    fetch_200: np.ndarray  # int32: archived 200 captures of this crawl
+    not_fetched: np.ndarray  # int32 (H, 5): nutch_ unfetched, gone, notModified, redirPerm/Temp
+    coverage_intercept: float  # the logit intercept that met the CrawlDb's fetched share
 
 
 def _standardise(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -103,13 +152,36 @@ def _standardise(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return (values - mean) / sd
 
 
-class CrawlCountModel:
-    """Known/fetched counts per host, one crawl at a time (so only one crawl is in memory).
+def _int32(values: np.ndarray) -> np.ndarray:
+    return np.minimum(values, _INT32_MAX).astype(np.int32)
 
-    The coverage driver of crawl c is ``rho·q + sqrt(1 - rho²)·v``, where q is the host's
-    standardised GneissWeb-quality effect and v the centrality/TLD driver made orthogonal to q
-    over the crawled graph hosts; ``rho = 2·sin(pi·s/6)`` turns the planted Spearman s into the
-    Pearson correlation of a bivariate normal with that Spearman.
+
+class CrawlCountModel:
+    """Per-host crawl counts, one crawl at a time (so only one crawl is in memory).
+
+    Pages (``fetch_200``) of a crawled host in crawl c are ``max(1, round(exp(s_h + t·e_hc)))``:
+    ``s_h`` is the host's own log size, normal with sd ``sqrt(sigma² - t²)`` and correlated with
+    its link attractiveness, ``e_hc`` standard normal, so that pages are log-normal with the
+    calibrated mean and sigma (``config.CRAWL_PAGES_PER_HOST_*``). A host of the WARC sample with
+    k pages there has at least k pages: its ``s_h`` is drawn from the normal truncated to
+    ``exp(s_h) >= k - 1/2`` (the size-biased selection of a sample of pages), its pages in the
+    sample crawl are at least k.
+
+    From the pages up, as the CrawlDb's published totals have it (``config.CRAWLDB_STATUS``):
+    ``nutch_fetched = round(fetch_200 / f)``, f ~ Beta(6, b) with ``E[1/f]`` the CrawlDb's
+    fetched URLs per page capture (of the 92% of crawled hosts a crawl does not skip: a skipped
+    host has no captures in that crawl but keeps its HostDb counts, a year's aggregate);
+    ``nutch_numRecords = round(nutch_fetched / coverage)``; the rest split multinomially into
+    unfetched, gone, notModified, redirPerm and redirTemp by the CrawlDb's shares, so
+    numRecords is the sum of the six statuses as in Nutch's HostDb.
+
+    The coverage of crawl c is ``sigmoid(alpha_c + 1.4·(rho·q + sqrt(1 - rho²)·v))``, where q is
+    the host's standardised GneissWeb-quality effect and v the centrality/TLD driver made
+    orthogonal to q over the crawled graph hosts; ``rho = 2·sin(pi·s/6)`` turns the planted
+    Spearman s into the Pearson correlation of a bivariate normal with that Spearman. The
+    intercept ``alpha_c`` is the one under which the page-weighted coverage
+    ``sum(fetched) / sum(known)`` of a log-normal population is the CrawlDb's fetched share
+    (64.65%): ``alpha = slope²/2 - slope·cov(s, latent) + logit(share)``.
     """
 
     def __init__(self, rng: np.random.Generator, hosts: Hosts) -> None:
@@ -128,36 +200,72 @@ class CrawlCountModel:
         )
         self.quality = quality
         self.orthogonal = _standardise(orthogonal, crawled)
-        site_size = np.where(
-            crawled,
-            np.round(np.exp(rng.normal(3.0 + 0.35 * hosts.attractiveness, 1.3))),
-            rng.integers(0, 4, count),
+
+        sigma = CRAWL_PAGES_PER_HOST_SIGMA
+        self.mu = math.log(CRAWL_PAGES_PER_HOST_MEAN) - sigma * sigma / 2.0
+        self.host_sd = math.sqrt(sigma * sigma - CRAWL_SIZE_JITTER_SD**2)
+        r = CRAWL_SIZE_ATTRACTIVENESS_CORRELATION
+        z = r * _standardise(hosts.attractiveness, crawled) + math.sqrt(1 - r * r) * (
+            rng.standard_normal(count)
         )
-        self.site_size = np.minimum(np.maximum(site_size, 3 * hosts.page_count), 2**30)
+        # At least k - 1/2 (rounds to k) for a host with k sample pages: z given z >= lower.
+        lower = (np.log(np.maximum(hosts.page_count, 1) - 0.5) - self.mu) / self.host_sd
+        lower = np.where(hosts.page_count > 0, lower, -np.inf)
+        z = -ndtri(ndtr(-lower) * ndtr(-z))
+        self.log_size = self.mu + self.host_sd * z
+        self.dangling_known = rng.integers(0, 4, count)  # URLs known from links only
+
+        status = CRAWLDB_STATUS
+        # E[1/f], the HostDb's fetched URLs per page capture of a host the crawl did not skip
+        # (the published ratio counts the skipped hosts' fetched URLs too).
+        per_page = (1.0 - _SKIPPED_SHARE) * status["fetched"] / CRAWL_PAGES
+        self.fetched_share = status["fetched"] / sum(status.values())
+        self.beta = (6.0, 5.0 * per_page - 5.0)  # Beta(a, b): E[1/f] = (a + b - 1) / (a - 1)
+        rest = np.array([status[name] for name in NOT_FETCHED], dtype=np.float64)
+        self.not_fetched_shares = rest / rest.sum()
 
     def for_crawl(self, crawl: str, rng: np.random.Generator) -> CrawlCounts:
         """The counts of one crawl, drawn from its own random stream."""
         hosts, crawled, count = self.hosts, self.crawled, self.hosts.count
         rho = 2.0 * math.sin(math.pi * COVERAGE_QUALITY_SPEARMAN[crawl] / 6.0)
         latent = rho * self.quality + math.sqrt(1.0 - rho * rho) * self.orthogonal
-        coverage = 1.0 / (1.0 + np.exp(-(_COVERAGE_INTERCEPT + _COVERAGE_SLOPE * latent)))
-        jitter = np.exp(rng.normal(0, 0.15, count))
-        known = np.where(crawled, np.maximum(1, np.round(self.site_size * jitter)), self.site_size)
-        fetched = np.where(crawled, np.round(known * coverage), 0)
-        skipped = crawled & (rng.random(count) < 0.08)  # crawled in other crawls, not this one
+        log_size, latent_crawled = self.log_size[crawled], latent[crawled]
+        covariance = float(np.mean((log_size - log_size.mean()) * latent_crawled))
+        intercept = (
+            _COVERAGE_SLOPE**2 / 2.0
+            - _COVERAGE_SLOPE * covariance
+            + math.log(self.fetched_share / (1.0 - self.fetched_share))
+        )
+        coverage = 1.0 / (1.0 + np.exp(-(intercept + _COVERAGE_SLOPE * latent)))
+
+        size = np.exp(self.log_size + CRAWL_SIZE_JITTER_SD * rng.standard_normal(count))
+        pages = np.where(crawled, np.maximum(1.0, np.round(np.minimum(size, 1e9))), 0.0)
+        skipped = crawled & (rng.random(count) < _SKIPPED_SHARE)
         if crawl == SAMPLE_CRAWL:
             skipped &= hosts.page_count == 0
-        fetched[skipped] = 0
-        fetch_200 = np.round(fetched * rng.beta(18.0, 2.0, count))
-        if crawl == SAMPLE_CRAWL:
-            fetch_200 = np.maximum(fetch_200, hosts.page_count)
-            fetched = np.maximum(fetched, np.ceil(fetch_200 / 0.95))
-            known = np.maximum(known, fetched)
+            pages = np.where(crawled, np.maximum(pages, hosts.page_count), 0.0)
+        share = rng.beta(*self.beta, count)
+        fetched = np.maximum(pages, np.round(pages / share))
+        known = np.where(
+            crawled,
+            np.maximum(fetched, np.round(np.minimum(fetched / coverage, _INT32_MAX))),
+            self.dangling_known,
+        )
+        rest = np.minimum(known - fetched, _INT32_MAX).astype(np.int64)
+        not_fetched = rng.multinomial(rest, self.not_fetched_shares)
+        # A host this crawl skipped has no captures in it, but its HostDb counts (a year's
+        # aggregate) still hold what other crawls fetched.
+        pages[skipped] = 0
         # Real host-index rows sometimes report more fetched than known URLs.
         quirk = crawled & (rng.random(count) < 0.005) & (fetched > 0)
         fetched[quirk] = known[quirk] + rng.integers(1, 6, int(quirk.sum()))
         return CrawlCounts(
-            crawl, known.astype(np.int32), fetched.astype(np.int32), fetch_200.astype(np.int32)
+            crawl,
+            known=_int32(known),
+            fetched=_int32(fetched),
+            fetch_200=_int32(pages),
+            not_fetched=_int32(not_fetched),
+            coverage_intercept=intercept,
         )
 
 
@@ -184,6 +292,12 @@ def graph_rows(hosts: Hosts) -> np.ndarray:
     return hosts.derived["graph_order"]
 
 
+def last_labels(hosts: Hosts) -> np.ndarray:
+    """The last label of each host name (``uk`` for www.example.co.uk): ``url_host_tld``."""
+    last = {tld.suffix: tld.suffix.rsplit(".", 1)[-1] for tld in TLDS}
+    return np.array([last[tld.suffix] for tld in TLDS], dtype=object)[hosts.tld_index]
+
+
 def _graph_strings(hosts: Hosts) -> dict[str, pa.Array]:
     """The host index's string columns in row order, converted to Arrow once for all crawls."""
     if "graph_strings" not in hosts.derived:
@@ -191,7 +305,7 @@ def _graph_strings(hosts: Hosts) -> dict[str, pa.Array]:
         hosts.derived["graph_strings"] = {
             "surt_host_name": host_strings(hosts)[1].take(rows),
             "url_host_registered_domain": pa.array(hosts.registered_domain).take(rows),
-            "url_host_tld": pa.array(hosts.suffix).take(rows),
+            "url_host_tld": pa.array(last_labels(hosts)).take(rows),
         }
     return hosts.derived["graph_strings"]
 
@@ -223,7 +337,6 @@ def host_index_table(
         return np.round(values * factor).astype(np.int32)
 
     lote = share(fetch_200, np.where(english, 0.03, 0.95))
-    gone = share(known, 0.06)
     record_length = np.where(fetch_200 > 0, np.exp(rng.normal(9.6, 0.4, n)), 0)
     columns: dict[str, np.ndarray | pa.Array] = {
         **_graph_strings(hosts),
@@ -237,18 +350,13 @@ def host_index_table(
         "fetch_200_lote": lote,
         "fetch_200_lote_pct": _pct(lote, fetch_200),
     }
-    rate = fetched * 0.01
     for name in _FETCH_COLUMNS:
-        columns[name] = rng.poisson(rate).astype(np.int32)
+        rate = FETCH_STATUS_PER_200.get(name, _UNPUBLISHED_FETCH_RATE)
+        columns[name] = rng.poisson(rate * fetch_200).astype(np.int32)
     columns["nutch_numRecords"] = known
-    nutch = {
-        "fetched": fetched,
-        "gone": gone,
-        "unfetched": np.maximum(known - fetched - gone, 0).astype(np.int32),
-        "notModified": share(fetched, 0.1),
-        "redirPerm": share(known, 0.03),
-        "redirTemp": share(known, 0.02),
-    }
+    nutch = {"fetched": fetched}
+    for index, name in enumerate(NOT_FETCHED):
+        nutch[name] = counts.not_fetched[rows, index]
     for name in _NUTCH_PCT:
         columns[f"nutch_{name}"] = nutch[name]
         columns[f"nutch_{name}_pct"] = _pct(nutch[name], known)
@@ -318,10 +426,10 @@ class PageRows:
     """Pages whose annotation rows are given rather than drawn (the WARC sample's pages)."""
 
     host_id: np.ndarray  # int64 host ids
-    record_id: pa.Array  # string
+    record_id: pa.Array  # string: WARC-Record-ID of the response record
     url: pa.Array  # string
+    fetch_time: np.ndarray  # int64 microseconds since the epoch (UTC): the WARC-Date
     true_score: np.ndarray  # float64 (pages × classifiers)
-    language: np.ndarray  # object
 
 
 def host_strings(hosts: Hosts) -> tuple[pa.Array, pa.Array, pa.Array]:
@@ -343,37 +451,45 @@ def url_surtkeys(hosts: Hosts, host_id: np.ndarray, urls: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(surt, ")", path, "")
 
 
-ANNOTATION_SCHEMA = pa.schema(
+# Common Crawl's URL-level GneissWeb annotations: the crawl is the Hive partition only.
+URL_ANNOTATION_SCHEMA = pa.schema(
     [
-        ("id", pa.string()),
-        ("dump", pa.string()),
-        ("url", pa.string()),
         ("url_surtkey", pa.string()),
-        ("date", pa.string()),
-        ("file_path", pa.string()),
-        ("language", pa.string()),
-        ("language_score", pa.float64()),
-        ("token_count", pa.int64()),
-        ("cosmo_fastText_label", pa.string()),
-        ("cosmo_fastText_score", pa.float64()),
-        ("dclm_fastText_label", pa.string()),
-        ("dclm_fastText_score", pa.float64()),
-        ("medical_label", pa.string()),
-        ("medical_score", pa.float64()),
-        ("education_label", pa.string()),
-        ("education_score", pa.float64()),
-        ("technology_computing_label", pa.string()),
-        ("technology_computing_score", pa.float64()),
-        ("science_label", pa.string()),
-        ("science_score", pa.float64()),
-        ("mcalpine_eflaw_textstat", pa.float64()),
-        ("doc_num_tokens", pa.int64()),
-        ("doc_size_kbs", pa.float64()),
-        ("doc_num_chars", pa.int64()),
-        ("tokens_per_doc_size", pa.float64()),
-        ("tokens_per_doc_num_chars", pa.float64()),
+        ("fetch_time", pa.timestamp("us", tz="UTC")),
+        ("in_gneissweb", pa.bool_()),
+        ("gneissweb_technology", pa.float64()),
+        ("gneissweb_science", pa.float64()),
+        ("gneissweb_education", pa.float64()),
+        ("gneissweb_medical", pa.float64()),
     ]
 )
+# Common Crawl's host-level GneissWeb annotations (the joined README sample's column order).
+HOST_ANNOTATION_SCHEMA = pa.schema(
+    [
+        ("surt_host_name", pa.string()),
+        ("gneissweb_technology", pa.float64()),
+        ("gneissweb_science", pa.float64()),
+        ("gneissweb_education", pa.float64()),
+        ("gneissweb_medical", pa.float64()),
+        ("in_gneissweb", pa.bool_()),
+    ]
+)
+_CATEGORIES = (
+    "gneissweb_technology",
+    "gneissweb_science",
+    "gneissweb_education",
+    "gneissweb_medical",
+)
+# The planted classifier whose true score each category probability is (science: a mix).
+CATEGORY_SOURCES = {
+    "gneissweb_technology": "gneissweb_technology_demo",
+    "gneissweb_science": (
+        "sigmoid(0.6 logit(fineweb_edu_demo) + 0.4 logit(gneissweb_technology_demo))"
+    ),
+    "gneissweb_education": "fineweb_edu_demo",
+    "gneissweb_medical": "gneissweb_medical_demo",
+}
+IN_GNEISSWEB_THRESHOLD = 0.5  # GneissWeb keeps pages whose quality score is above 0.5
 
 
 def _column(name: str) -> int:
@@ -394,6 +510,34 @@ def annotated_pages(
     return pages
 
 
+@dataclass
+class AnnotationTotals:
+    """Per host id, what the URL-level rows of one crawl add up to (for the host level)."""
+
+    pages: np.ndarray  # int64: annotated pages
+    sums: np.ndarray  # float64 (H, 4): sums of the category scores, in _CATEGORIES order
+    in_gneissweb: np.ndarray  # int64: pages in GneissWeb
+
+    @classmethod
+    def empty(cls, count: int) -> AnnotationTotals:
+        """No rows yet for ``count`` hosts."""
+        return cls(
+            np.zeros(count, dtype=np.int64),
+            np.zeros((count, len(_CATEGORIES))),
+            np.zeros(count, dtype=np.int64),
+        )
+
+    def add(self, host_id: np.ndarray, table: pa.Table) -> None:
+        """Add one part's rows (``host_id`` gives each row's host)."""
+        count = len(self.pages)
+        self.pages += np.bincount(host_id, minlength=count)
+        flags = table["in_gneissweb"].to_numpy(zero_copy_only=False).astype(np.float64)
+        self.in_gneissweb += np.round(np.bincount(host_id, flags, count)).astype(np.int64)
+        for index, name in enumerate(_CATEGORIES):
+            values = table[name].to_numpy()
+            self.sums[:, index] += np.bincount(host_id, values, count)
+
+
 def annotation_parts(
     rng: np.random.Generator,
     hosts: Hosts,
@@ -401,13 +545,16 @@ def annotation_parts(
     splits: dict[str, float],
     scale: Scale,
     sample: PageRows | None = None,
+    totals: AnnotationTotals | None = None,
 ) -> Iterator[pa.Table]:
-    """URL-level GneissWeb-style annotations of one crawl's fetched pages, part by part.
+    """URL-level GneissWeb annotations of one crawl's archived pages, part by part.
 
-    Each crawled graph host gets ``annotated_pages`` rows. In the sample crawl the WARC pages
-    are among them (same record id, URL and true scores; they make the first part), so
-    annotations join to the classified documents on ``id``. Further parts hold the drawn pages
-    of consecutive host ranges, at most ``_PART_ROWS`` rows each.
+    Each crawled graph host gets ``annotated_pages`` rows, fetched at random seconds of the
+    crawl's two weeks. In the sample crawl the WARC pages are among them (the same
+    ``url_surtkey`` and ``fetch_time`` = WARC-Date, their true scores; they make the first part),
+    so annotations join to the classified documents on the URL's SURT key and the capture time,
+    as Common Crawl's join them to its URL index. Further parts hold the drawn pages of
+    consecutive host ranges, at most ``_PART_ROWS`` rows each.
 
     Args:
         rng: the random stream of this crawl (consumed part by part, in order).
@@ -416,6 +563,7 @@ def annotation_parts(
         splits: latent between-host shares per classifier.
         scale: the scale (its ``annotation_page_cap``).
         sample: the WARC sample's pages, for the sample crawl.
+        totals: if given, each part's rows are added to it (for ``host_annotation_table``).
     """
     given = (
         np.bincount(sample.host_id, minlength=hosts.count)
@@ -423,17 +571,17 @@ def annotation_parts(
         else np.zeros(hosts.count, dtype=np.int64)
     )
     drawn = annotated_pages(hosts, counts, scale, sample) - given
+    surt = host_strings(hosts)[1]
     if sample is not None:
-        yield _annotation_rows(
-            rng,
-            hosts,
-            counts.crawl,
-            sample.host_id,
-            sample.record_id,
-            sample.url,
+        table = _annotation_rows(
+            sample.fetch_time,
+            url_surtkeys(hosts, sample.host_id, sample.url),
             sample.true_score,
-            pa.array(sample.language, pa.string()),
         )
+        if totals is not None:
+            totals.add(sample.host_id, table)
+        yield table
+    start_us = int(crawl_start(counts.crawl).timestamp()) * 1_000_000
     ends = np.cumsum(drawn)
     first = 0
     while first < hosts.count:
@@ -446,87 +594,61 @@ def annotation_parts(
             continue
         host_id = np.repeat(np.arange(hosts.count), part)
         to_english = (rng.random(len(host_id)) < 0.05) & ~hosts.is_english[host_id]
-        language = pc.if_else(
-            pa.array(to_english), "en", host_strings(hosts)[2].take(pa.array(host_id))
-        )
         non_english = ~(hosts.is_english[host_id] | to_english)
         scores = page_scores(rng, hosts, host_id, non_english, splits)
-        ids = record_id_array(rng, len(host_id))
+        seconds = rng.integers(0, CRAWL_DAYS * 86_400, len(host_id))
         position = np.arange(len(host_id)) - np.repeat(np.cumsum(part) - part, part)
         path = pc.binary_join_element_wise(
-            "/page/", pc.cast(pa.array(position + given[host_id]), pa.string()), ".html", ""
+            ")/page/", pc.cast(pa.array(position + given[host_id]), pa.string()), ".html", ""
         )
-        urls = pc.binary_join_element_wise(
-            "https://", host_strings(hosts)[0].take(pa.array(host_id)), path, ""
-        )
-        yield _annotation_rows(rng, hosts, counts.crawl, host_id, ids, urls, scores, language)
+        keys = pc.binary_join_element_wise(surt.take(pa.array(host_id)), path, "")
+        table = _annotation_rows(start_us + seconds * 1_000_000, keys, scores)
+        if totals is not None:
+            totals.add(host_id, table)
+        yield table
 
 
-def _annotation_rows(
-    rng: np.random.Generator,
-    hosts: Hosts,
-    crawl: str,
-    host_id: np.ndarray,
-    ids: pa.Array,
-    urls: pa.Array,
-    scores: np.ndarray,
-    language: pa.Array,
-) -> pa.Table:
-    """The FineWeb/GneissWeb columns of annotation rows whose pages are given."""
-    total = len(host_id)
-    quality = scores[:, _column("gneissweb_quality_demo")]
-    dclm = scores[:, _column("dclm_demo")]
-    medical = scores[:, _column("gneissweb_medical_demo")]
-    technology = scores[:, _column("gneissweb_technology_demo")]
+def _annotation_rows(fetch_time: np.ndarray, keys: pa.Array, scores: np.ndarray) -> pa.Table:
+    """The URL-level rows of pages with the given SURT keys, capture times and true scores."""
     education = scores[:, _column("fineweb_edu_demo")]
+    technology = scores[:, _column("gneissweb_technology_demo")]
     science = 1.0 / (1.0 + np.exp(-(0.6 * _logit(education) + 0.4 * _logit(technology))))
-    chars = np.round(np.exp(rng.normal(8.2, 0.6, total))).astype(np.int64)
-    tokens_per_char = np.clip(rng.normal(0.25, 0.04, total), 0.05, 0.6)
-    tokens = np.round(chars * tokens_per_char).astype(np.int64)
-    size_kb = chars * rng.uniform(1.0, 1.3, total) / 1024.0
-    days = pa.array([f"{crawl[8:12]}-03-{d + 1:02d}T12:00:00Z" for d in range(14)])
-    segments = pa.array(
-        [
-            f"s3://commoncrawl/crawl-data/{crawl}/segments/{s:05d}/warc/part-{s:05d}.warc.gz"
-            for s in range(100)
-        ]
-    )
-
-    def label(values: np.ndarray, positive: str) -> pa.Array:
-        return pc.if_else(pa.array(values > 0.5), positive, "cc")
-
     columns = {
-        "id": ids,
-        "dump": pa.repeat(pa.scalar(crawl), total),
-        "url": urls,
-        "url_surtkey": url_surtkeys(hosts, host_id, urls),
-        "date": days.take(pa.array(rng.integers(0, len(days), total))),
-        "file_path": segments.take(pa.array(rng.integers(0, len(segments), total))),
-        "language": language,
-        "language_score": np.round(rng.uniform(0.65, 1.0, total), 4),
-        "token_count": tokens,
-        "cosmo_fastText_label": label(quality, "hq"),
-        "cosmo_fastText_score": quality,
-        "dclm_fastText_label": label(dclm, "hq"),
-        "dclm_fastText_score": dclm,
-        "medical_label": label(medical, "medical"),
-        "medical_score": medical,
-        "education_label": label(education, "education"),
-        "education_score": education,
-        "technology_computing_label": label(technology, "technology"),
-        "technology_computing_score": technology,
-        "science_label": label(science, "science"),
-        "science_score": science,
-        "mcalpine_eflaw_textstat": np.round(np.exp(rng.normal(3.4, 0.35, total)), 2),
-        "doc_num_tokens": tokens,
-        "doc_size_kbs": size_kb,
-        "doc_num_chars": chars,
-        "tokens_per_doc_size": tokens / (size_kb * 1024.0),
-        "tokens_per_doc_num_chars": tokens / chars,
+        "url_surtkey": keys,
+        "fetch_time": pa.array(fetch_time, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+        "in_gneissweb": scores[:, _QUALITY] > IN_GNEISSWEB_THRESHOLD,
+        "gneissweb_technology": technology,
+        "gneissweb_science": science,
+        "gneissweb_education": education,
+        "gneissweb_medical": scores[:, _column("gneissweb_medical_demo")],
     }
     return pa.Table.from_arrays(
-        [pa.array(columns.pop(field.name), type=field.type) for field in ANNOTATION_SCHEMA],
-        schema=ANNOTATION_SCHEMA,
+        [pa.array(columns.pop(field.name), type=field.type) for field in URL_ANNOTATION_SCHEMA],
+        schema=URL_ANNOTATION_SCHEMA,
+    )
+
+
+def host_annotation_table(hosts: Hosts, totals: AnnotationTotals) -> pa.Table:
+    """The host-level annotations of one crawl: a row per host with annotated pages.
+
+    Each category is the mean of the host's URL-level values. ``in_gneissweb`` reads the
+    dataset card's "Boolean flag for GneissWeb inclusion" at host level as: at least one of the
+    host's annotated pages is in GneissWeb (the ``bool_or`` of its URL-level flags). Rows are in
+    SURT order.
+    """
+    present = np.flatnonzero(totals.pages > 0)
+    surt = host_strings(hosts)[1].take(pa.array(present))
+    order = pc.sort_indices(surt).to_numpy()
+    present, surt = present[order], surt.take(pa.array(order))
+    means = totals.sums[present] / totals.pages[present, None]
+    columns = {
+        "surt_host_name": surt,
+        **{name: means[:, index] for index, name in enumerate(_CATEGORIES)},
+        "in_gneissweb": totals.in_gneissweb[present] > 0,
+    }
+    return pa.Table.from_arrays(
+        [pa.array(columns.pop(field.name), type=field.type) for field in HOST_ANNOTATION_SCHEMA],
+        schema=HOST_ANNOTATION_SCHEMA,
     )
 
 

@@ -5,10 +5,15 @@ Layout under ``--out`` (usually ``$HOSTAWARE_HOME/raw``)::
     warc/CC-MAIN-2024-10/*.warc.gz              WARC sample (tiny, demo)
     webgraph/<release>/<release>-host-{vertices,edges,ranks}.txt.gz
     host-index/crawl=<crawl>/part-00000.parquet six crawls
-    gneissweb-annotations/crawl=<crawl>/part-*.parquet  (at most 2M rows a part)
+    gneissweb-annotations/urls/crawl=<crawl>/part-NNNNN.parquet   URL level (<= 2M rows a part)
+    gneissweb-annotations/hosts/crawl=<crawl>/part-00000.parquet  host level
     training/labelled_corpus.tsv.gz             labelled corpus for the demo classifiers
     classifier_registry.csv                     the demo classifiers' registry rows
     truth.json                                  every planted parameter and realised summary
+
+The annotations are Common Crawl's own GneissWeb datasets (``crawls`` module docstring): URL
+level ``url_surtkey, fetch_time, in_gneissweb, gneissweb_{technology,science,education,medical}``
+and host level ``surt_host_name, gneissweb_{…}, in_gneissweb``, the crawl only in the folder.
 
 At ``paper`` scale the WARC text is not written: the classified sample goes straight to the
 lake's ``documents`` and ``document_scores`` tables (``--lake``, default ``<out>/../lake``).
@@ -48,7 +53,7 @@ from ingest.synth.model import (
 )
 from ingest.synth.truth import build_truth, coverage_summary
 
-__all__ = ["SynthError", "synthesize"]
+__all__ = ["SynthError", "sample_truth", "synthesize"]
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +124,20 @@ def synthesize(
     return truth
 
 
+def sample_truth(seed: int, scale_name: str) -> tuple[Hosts, Documents, crawls.PageRows]:
+    """The WARC sample's hosts, pages and true scores, drawn again from the seed (no files).
+
+    These are the draws ``synthesize`` makes (each purpose has its own random stream), for
+    checking what it wrote against the latent truth, which is too large for truth.json.
+    """
+    scale = SCALES[scale_name]
+    rng = _streams(seed)
+    hosts = draw_hosts(rng["hosts"], scale)
+    documents = draw_documents(rng["documents"], hosts, variance_splits(hosts))
+    pages, _ = _sample_pages(rng["warc"], hosts, documents)
+    return hosts, documents, pages
+
+
 def _publish(staging: Path, out: Path) -> None:
     """Swap the finished folder into place (the old one is removed only after the swap)."""
     retired = out.parent / f".{out.name}.retired-{os.getpid()}"
@@ -153,6 +172,7 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
     count_model = crawls.CrawlCountModel(rng["crawls"], hosts)
     crawl_streams = rng["crawls"].spawn(len(CRAWLS))
     coverage = []
+    annotations = root / "gneissweb-annotations"
     for crawl, crawl_rng in zip(CRAWLS, crawl_streams, strict=True):
         counts = count_model.for_crawl(crawl, crawl_rng)
         harmonic, pagerank = _crawl_centrality(crawl_rng, graph, crawl)
@@ -160,13 +180,16 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
         _write_parquet(table, root / "host-index" / f"crawl={crawl}" / "part-00000.parquet")
         del table
         sample = pages if crawl == SAMPLE_CRAWL else None
-        parts = crawls.annotation_parts(crawl_rng, hosts, counts, splits, scale, sample)
+        totals = crawls.AnnotationTotals.empty(hosts.count)
+        parts = crawls.annotation_parts(crawl_rng, hosts, counts, splits, scale, sample, totals)
         for index, table in enumerate(parts):
-            path = root / "gneissweb-annotations" / f"crawl={crawl}" / f"part-{index:05d}.parquet"
+            path = annotations / "urls" / f"crawl={crawl}" / f"part-{index:05d}.parquet"
             _write_parquet(table, path)
             del table
-        annotated = int(crawls.annotated_pages(hosts, counts, scale, sample).sum())
-        coverage.append(coverage_summary(hosts, counts, graph.harmonic[0], annotated))
+        table = crawls.host_annotation_table(hosts, totals)
+        _write_parquet(table, annotations / "hosts" / f"crawl={crawl}" / "part-00000.parquet")
+        del table
+        coverage.append(coverage_summary(hosts, counts, graph.harmonic[0], totals, scale))
     mark = lap("host_index_and_annotations", mark)
 
     # The WARC files and the training corpus are independent: one process pool writes them all.
@@ -188,7 +211,7 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
             )
             warc_summary = warcfiles.summarise(list(pool.map(warcfiles.write_warc_job, jobs)))
         else:
-            warc_summary = _write_lake_documents(lake, seed, hosts, documents, pages, fetched_at)
+            warc_summary = _write_lake_documents(lake, seed, hosts, documents, pages)
         training = training_future.result() if training_future else {}
     corpus.write_registry(root / "classifier_registry.csv")
     lap("warc_and_training_corpus" if scale.warc_files else "lake_and_training_corpus", mark)
@@ -284,7 +307,7 @@ def _crawl_centrality(
 # --------------------------------------------------------------------------- the WARC sample
 
 
-_CRAWL_START = datetime(2024, 2, 20, tzinfo=UTC)
+_CRAWL_START = crawls.crawl_start(SAMPLE_CRAWL)  # 2024-02-20
 _PATHS = ("article", "blog", "news", "wiki", "docs", "forum/thread", "p", "story", "en/page")
 
 
@@ -305,15 +328,20 @@ def _sample_pages(
     )
     host = crawls.host_strings(hosts)[0].take(pa.array(documents.host_id))
     urls = pc.binary_join_element_wise("https://", host, path, "")
-    fetched = rng.uniform(0, 14 * 86400, count).round()
+    fetched = rng.uniform(0, crawls.CRAWL_DAYS * 86400, count).round()
     rows = crawls.PageRows(
         host_id=documents.host_id,
         record_id=ids,
         url=urls,
+        fetch_time=_fetch_time_us(fetched),
         true_score=documents.true_score,
-        language=documents.language,
     )
     return rows, fetched
+
+
+def _fetch_time_us(seconds: np.ndarray) -> np.ndarray:
+    """Microseconds since the epoch of captures ``seconds`` after the sample crawl's start."""
+    return (int(_CRAWL_START.timestamp()) + seconds.astype(np.int64)) * 1_000_000
 
 
 def _warc_jobs(
@@ -355,7 +383,6 @@ def _write_lake_documents(
     hosts: Hosts,
     documents: Documents,
     pages: crawls.PageRows,
-    fetched_at: np.ndarray,
 ) -> dict:
     """Paper scale: the classified sample as lake tables (schemas.DOCUMENTS / DOCUMENT_SCORES).
 
@@ -376,7 +403,8 @@ def _write_lake_documents(
             "url": pages.url,
             "surt_host_name": crawls.host_strings(hosts)[1].take(pa.array(host)),
             "url_host_registered_domain": pa.array(hosts.registered_domain[host], pa.string()),
-            "url_host_tld": pa.array(hosts.suffix[host], pa.string()),
+            "url_host_tld": pa.array(crawls.last_labels(hosts)[host], pa.string()),
+            "url_host_registry_suffix": pa.array(hosts.suffix[host], pa.string()),
             "warc_file": pa.repeat(pa.scalar(source), count),
             "warc_record_offset": pa.array(np.zeros(count, dtype=np.int64)),
             "language": pa.array(documents.language, pa.string()),
@@ -384,9 +412,7 @@ def _write_lake_documents(
             "language_source": pa.repeat(pa.scalar("synthetic"), count),
             "text_length": pa.array(rng.integers(800, 20_000, count).astype(np.int32)),
             "payload_digest": pa.nulls(count, pa.string()),
-            "fetched_at": pa.array((_CRAWL_START.timestamp() + fetched_at) * 1e6, pa.float64())
-            .cast(pa.int64())
-            .cast(pa.timestamp("us", tz="UTC")),
+            "fetched_at": pa.array(pages.fetch_time, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
             "text": pa.nulls(count, pa.string()),
         },
         schema=schemas.DOCUMENTS,

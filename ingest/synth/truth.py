@@ -10,12 +10,22 @@ from dataclasses import asdict
 from typing import Any
 
 import numpy as np
-from scipy.stats import spearmanr
+from scipy.stats import norm, spearmanr
 
+from ingest.synth import crawls as crawls_module
 from ingest.synth.config import (
+    CALIBRATION_SOURCES,
     CLASSIFIERS,
     COVERAGE_QUALITY_SPEARMAN,
+    CRAWL_PAGES,
+    CRAWL_PAGES_PER_HOST_MEAN,
+    CRAWL_PAGES_PER_HOST_SIGMA,
+    CRAWL_SIZE_ATTRACTIVENESS_CORRELATION,
+    CRAWL_SIZE_JITTER_SD,
+    CRAWL_TOP_DOMAINS,
+    CRAWLDB_STATUS,
     CRAWLS,
+    FETCH_STATUS_PER_200,
     GRAPH_RELEASES,
     SAMPLE_CRAWL,
     TLDS,
@@ -31,7 +41,7 @@ from ingest.synth.model import (
     icc1_anova,
 )
 
-__all__ = ["build_truth", "coverage_summary"]
+__all__ = ["annotation_formats", "build_truth", "coverage_summary", "crawl_count_calibration"]
 
 _QUALITY = next(i for i, spec in enumerate(CLASSIFIERS) if spec.name == "gneissweb_quality_demo")
 
@@ -42,13 +52,35 @@ def _rho(x: np.ndarray, y: np.ndarray) -> float | None:
     return round(float(spearmanr(x, y).statistic), 4)
 
 
-def coverage_summary(hosts: Hosts, counts: Any, harmonic: np.ndarray, annotated_pages: int) -> dict:
-    """One crawl's planted and realised coverage figures (computed while its counts exist)."""
+_PERCENTILES = (25, 50, 75, 90, 99)
+
+
+def _percentiles(values: np.ndarray) -> dict[str, float] | None:
+    if len(values) == 0:
+        return None
+    result = {str(q): float(np.percentile(values, q)) for q in _PERCENTILES}
+    result["max"] = float(values.max())
+    result["mean"] = round(float(values.mean()), 3)
+    return result
+
+
+def coverage_summary(
+    hosts: Hosts,
+    counts: Any,
+    harmonic: np.ndarray,
+    totals: crawls_module.AnnotationTotals,
+    scale: Scale,
+) -> dict:
+    """One crawl's planted and realised counts and annotations (computed while they exist)."""
     crawled = (hosts.role != ROLE_DANGLING) & hosts.in_graph
     universe = crawled & (counts.known > 0) & (counts.fetch_200 > 0)
     ratio = np.minimum(counts.fetched / np.maximum(counts.known, 1), 1.0)
-    known = counts.known[hosts.in_graph].astype(np.int64)
-    fetched = counts.fetched[hosts.in_graph].astype(np.int64)
+    graph = hosts.in_graph
+    known = counts.known[graph].astype(np.int64)
+    fetched = counts.fetched[graph].astype(np.int64)
+    fetch_200 = counts.fetch_200[graph].astype(np.int64)
+    not_fetched = counts.not_fetched[graph].astype(np.int64).sum(axis=0)
+    annotated = totals.pages[totals.pages > 0]
     return {
         "crawl": counts.crawl,
         "planted_spearman_coverage_vs_quality": COVERAGE_QUALITY_SPEARMAN[counts.crawl],
@@ -58,10 +90,111 @@ def coverage_summary(hosts: Hosts, counts: Any, harmonic: np.ndarray, annotated_
         "spearman_coverage_vs_harmonic": _rho(ratio[universe], harmonic[universe]),
         "hosts_with_fetches": int(universe.sum()),
         "coverage_median": round(float(np.median(ratio[universe])), 4),
+        "coverage_intercept": round(counts.coverage_intercept, 4),
         "known_url_count": int(known.sum()),
         "fetched_url_count": int(fetched.sum()),
+        "fetch_200_count": int(fetch_200.sum()),
+        "realised_fetched_share_of_known": round(float(fetched.sum() / max(known.sum(), 1)), 4),
+        "realised_fetch_200_per_fetched": round(float(fetch_200.sum() / max(fetched.sum(), 1)), 4),
+        "not_fetched_url_counts": {
+            name: int(value)
+            for name, value in zip(crawls_module.NOT_FETCHED, not_fetched, strict=True)
+        },
         "hosts_with_more_fetched_than_known": int((fetched > known).sum()),
-        "annotated_page_count": annotated_pages,
+        "fetch_200_per_crawled_host": _percentiles(fetch_200[fetch_200 > 0]),
+        "annotated_page_count": int(totals.pages.sum()),
+        "annotated_host_count": len(annotated),
+        "annotated_pages_per_host": _percentiles(annotated),
+        "hosts_capped_by_annotation_page_cap": int(
+            (counts.fetch_200 > scale.annotation_page_cap).sum()
+        ),
+        "in_gneissweb_page_share": round(
+            float(totals.in_gneissweb.sum() / max(totals.pages.sum(), 1)), 4
+        ),
+        "in_gneissweb_host_share": round(
+            float((totals.in_gneissweb[totals.pages > 0] > 0).mean()) if len(annotated) else 0.0,
+            4,
+        ),
+    }
+
+
+def crawl_count_calibration(scale: Scale) -> dict:
+    """The published figures the per-host crawl counts are calibrated to (config.py)."""
+    sigma = CRAWL_PAGES_PER_HOST_SIGMA
+    mu = float(np.log(CRAWL_PAGES_PER_HOST_MEAN) - sigma * sigma / 2)
+    status_total = sum(CRAWLDB_STATUS.values())
+    not_fetched_total = status_total - CRAWLDB_STATUS["fetched"]
+    return {
+        "pages_per_crawled_host": {
+            "model": "fetch_200 = max(1, round(exp(s_h + jitter_sd * e))), s_h ~ N(mu, "
+            "sigma^2 - jitter_sd^2) correlated with link attractiveness; log-normal overall; "
+            "WARC sample hosts drawn given at least their sample pages",
+            "mean": round(CRAWL_PAGES_PER_HOST_MEAN, 4),
+            "sigma": sigma,
+            "mu": round(mu, 4),
+            "percentiles": {
+                str(q): round(float(np.exp(mu + sigma * norm.ppf(q / 100))), 3)
+                for q in _PERCENTILES
+            },
+            "jitter_sd_between_crawls": CRAWL_SIZE_JITTER_SD,
+            "correlation_with_attractiveness": CRAWL_SIZE_ATTRACTIVENESS_CORRELATION,
+            "fitted_to": {
+                "mean": "CC-MAIN-2024-10: 3,106,525,566 pages / 46,400,316 hosts",
+                "sigma": CRAWL_TOP_DOMAINS,
+            },
+        },
+        "hostdb_statuses": {
+            "crawldb_status_CC-MAIN-2024-10": CRAWLDB_STATUS,
+            "fetched_share_of_known": round(CRAWLDB_STATUS["fetched"] / status_total, 4),
+            "fetch_200_per_fetched": round(CRAWL_PAGES / CRAWLDB_STATUS["fetched"], 4),
+            "not_fetched_shares": {
+                name: round(CRAWLDB_STATUS[name] / not_fetched_total, 4)
+                for name in crawls_module.NOT_FETCHED
+            },
+            "numRecords": "sum of fetched and the five not-fetched statuses (Nutch HostDatum), "
+            "except the quirk rows with more fetched than known",
+        },
+        "fetch_status_per_200": {
+            name: round(rate, 5) for name, rate in FETCH_STATUS_PER_200.items()
+        },
+        "annotation_page_cap": scale.annotation_page_cap,
+        "sources": list(CALIBRATION_SOURCES),
+    }
+
+
+def annotation_formats() -> dict:
+    """What the two GneissWeb annotation datasets hold and what their flags are planted as."""
+
+    def columns(schema: Any) -> list[list[str]]:
+        return [[field.name, str(field.type)] for field in schema]
+
+    return {
+        "imitates": "Common Crawl's GneissWeb annotations: Hugging Face "
+        "commoncrawl/gneissweb-annotation-url-testing-v1 and "
+        "commoncrawl/gneissweb-annotation-host-testing-v1; "
+        "s3://commoncrawl/projects/gneissweb-annotation-testing-v1/{urls,hosts}/crawl=<crawl>/",
+        "url_level": {
+            "path": "gneissweb-annotations/urls/crawl=<crawl>/part-NNNNN.parquet",
+            "columns": columns(crawls_module.URL_ANNOTATION_SCHEMA),
+            "key": ["url_surtkey", "crawl (Hive partition)", "fetch_time"],
+            "rows": "one per archived 200 page of the crawl (fetch_200, at most "
+            "annotation_page_cap per host); in the sample crawl the WARC sample's HTML pages "
+            "are among them with fetch_time = the WARC-Date of their response record",
+        },
+        "host_level": {
+            "path": "gneissweb-annotations/hosts/crawl=<crawl>/part-00000.parquet",
+            "columns": columns(crawls_module.HOST_ANNOTATION_SCHEMA),
+            "key": ["surt_host_name", "crawl (Hive partition)"],
+            "rows": "one per host with URL-level rows in the crawl, in SURT order; each "
+            "category is the mean of the host's URL-level values",
+            "in_gneissweb": "our reading of the card's 'Boolean flag for GneissWeb inclusion' "
+            "at host level: at least one of the host's annotated pages is in GneissWeb "
+            "(bool_or of its URL-level in_gneissweb)",
+        },
+        "in_gneissweb_planted": "the page's true gneissweb_quality_demo score > "
+        f"{crawls_module.IN_GNEISSWEB_THRESHOLD} (the paper's high-quality threshold): the "
+        "planted HQ flag of the full-crawl regime",
+        "category_scores_planted": crawls_module.CATEGORY_SOURCES,
     }
 
 
@@ -165,6 +298,8 @@ def build_truth(
             ),
         },
         "coverage": coverage,
+        "crawl_count_calibration": crawl_count_calibration(scale),
+        "gneissweb_annotations": annotation_formats(),
         "warc": warc,
         "training_corpus": training,
     }
