@@ -226,8 +226,14 @@ def _summary(what: str, rows: list[dict]) -> None:
             reasons[reason] = reasons.get(reason, 0) + count
     detail = ", ".join(f"{reason} {count:,}" for reason, count in sorted(reasons.items()))
     tables = sorted({row["lake_table"] for row in rows})
+    profiles: dict[str, int] = {}
+    for row in rows:
+        if row.get("annotation_profile"):
+            profiles[row["annotation_profile"]] = profiles.get(row["annotation_profile"], 0) + 1
+    read_as = ", ".join(f"{name} {count}" for name, count in sorted(profiles.items()))
     print(
-        f"{what}: {len(rows)} files ingested into {', '.join(tables) or 'nothing new'}, "
+        f"{what}: {len(rows)} files{f' ({read_as})' if read_as else ''} ingested into "
+        f"{', '.join(tables) or 'nothing new'}, "
         f"{read:,} records read, {written:,} written, {read - written:,} rejected"
         + (f" ({detail})" if detail else "")
     )

@@ -316,7 +316,8 @@ def _ingest_file(
     else:  # each row names its crawl
         crawl = None
     _check_quality_present(path, parquet, profile, read_from_file)
-    report = IngestReport(path, drift=[f"annotation profile {profile.name}", *drift])
+    report = IngestReport(path, drift=drift)
+    log.info("%s: read as annotation profile %s", path, profile.name)
     for note in drift:
         log.info("%s: schema drift: %s", path, note)
     table = TABLES[profile.level]
@@ -339,9 +340,10 @@ def _ingest_file(
         report.check(max_reject_rate)
         outputs = writer.publish()
     crawls = sorted(writer.rows)
-    return commit_manifest(
+    row = commit_manifest(
         lake, table, report, sha, outputs, started, crawl=",".join(crawls) or crawl
     )
+    return {**row, "annotation_profile": profile.name}  # for the summary, not the manifest
 
 
 def _check_quality_present(
@@ -380,6 +382,9 @@ def ingest_annotations(
     profile: str | None = None,
 ) -> list[dict]:
     """Ingest page- or host-level annotation Parquet files; return the new manifest rows.
+
+    Each row also names the file's ``annotation_profile`` (not a manifest column: the lake's
+    rows carry it).
 
     Files already in the lake (same SHA-256) are skipped; the others are ingested by
     ``workers`` processes (default: one per core), each file on its own.

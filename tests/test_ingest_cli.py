@@ -133,7 +133,8 @@ def test_annotations_summary_counts_rejects_by_reason(tmp_path: Path, capsys):
     argv = ["annotations", "--path", str(tmp_path), "--lake", str(tmp_path / "lake")]
     assert main([*argv, "--max-reject-rate", "0.9"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
-        "annotations: 1 files ingested into page_annotations, 3 records read, 1 written, "
+        "annotations: 1 files (fineweb_edu 1) ingested into page_annotations, 3 records read, "
+        "1 written, "
         "2 rejected (bad_host 1, missing_key 1)"
     )
 

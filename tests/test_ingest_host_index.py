@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from ingest import schemas
-from ingest.hosts import registry_suffix
 from ingest.host_index import SOURCE_NAMES, ingest_host_index
+from ingest.hosts import registry_suffix
 from ingest.lake import LakeError, manifest_rows
 from ingest.synth.config import CRAWLS, DRIFTED_CRAWL
 from tests.conftest import Crawl
