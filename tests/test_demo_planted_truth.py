@@ -13,7 +13,7 @@ missing. Each check prints the planted value beside the recovered one.
 * Depth policies (SPEC A6, the paper's Fig. 5): sample-then-deepen beats uniform breadth by a
   clear factor (>= 1.5x) at its small feasible budgets, the factor falling as budgets grow, and
   comes within 5% of the oracle at 80% of the pages; HC depth gains little (within 10%).
-* Coverage vs GneissWeb quality per crawl (SPEC A7, the paper's Fig. 10): Spearman within ±0.1
+* Coverage vs the annotations' quality (in GneissWeb) per crawl (SPEC A7, the paper's Fig. 10): Spearman within ±0.1
   of the planted value, on hosts with at least 10 annotated pages. On hosts with fewer the
   density is too coarse (0 or 1 from one or two pages) and, as a crawl annotates more pages of
   the hosts it covers more, ties of small hosts at 0 pull rho up: printed for 1 and 3 pages.
@@ -139,7 +139,7 @@ def test_coverage_quality_correlation_is_within_01_of_the_planted_value(warehous
         """
         select crawl, min_annotated_pages, spearman_rho
         from rpt_coverage_quality_correlation
-        where signal = 'gneissweb_quality'
+        where signal = 'annotations'
         """
     ).fetchall()
     recovered = {(crawl, pages): rho for crawl, pages, rho in rows}
