@@ -338,10 +338,17 @@ class FastTextScorer:
             return np.zeros(0)
         index = {label: i for i, label in enumerate(self._label_order)}
         labels, probabilities = self._model.predict(list(lines), k=-1)
-        # k=-1 returns every label of every row, most probable first: reorder by label index.
-        positions = np.array([[index[label] for label in row] for row in labels])
-        weights = self._weights[positions]
-        return np.clip((np.vstack(probabilities) * weights).sum(axis=1), 0.0, 1.0)
+        # k=-1 returns the labels of each row, most probable first: every label of a softmax
+        # model, but only those above fastText's cut-off for a hierarchical-softmax one (lid.176
+        # returns a few), so rows differ in length. Each (row, label) pair is weighted by its
+        # label's weight, then summed per row; a label left out has probability ~0.
+        lengths = np.fromiter((len(row) for row in labels), dtype=np.int64, count=len(labels))
+        positions = np.fromiter(
+            (index[label] for row in labels for label in row), dtype=np.int64, count=lengths.sum()
+        )
+        weighted = np.concatenate(probabilities) * self._weights[positions]
+        rows = np.repeat(np.arange(len(labels)), lengths)
+        return np.clip(np.bincount(rows, weights=weighted, minlength=len(labels)), 0.0, 1.0)
 
 
 class LanguageIdentifier:
