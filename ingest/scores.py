@@ -120,7 +120,10 @@ def _read(path: Path, score_column: str) -> pa.Table:
     """The file's columns this ingest reads (text as text; CSV entirely as text)."""
     wanted = {*_ID_COLUMNS, "url", *_CRAWL_COLUMNS, "classifier", score_column}
     if path.name.endswith(".parquet"):
-        parquet = open_parquet(path)
+        try:
+            parquet = open_parquet(path)
+        except LakeError as error:
+            raise ScoresIngestError(str(error)) from error
         columns = [name for name in parquet.schema_arrow.names if name in wanted]
         try:
             return parquet.read(columns=columns)
