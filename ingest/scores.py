@@ -106,14 +106,19 @@ def is_score_file(path: Path) -> bool:
 # ----------------------------------------------------------------------- reading a file
 
 
+def _is_text(kind: pa.DataType) -> bool:
+    types = pa.types
+    return types.is_string(kind) or types.is_large_string(kind) or types.is_string_view(kind)
+
+
 def _string_column(path: Path, table: pa.Table, name: str) -> pa.ChunkedArray:
+    """A text column as ``string``, an empty value as null (a missing id, URL, crawl, …)."""
     column = table.column(name)
-    kind = column.type
-    if pa.types.is_dictionary(kind):
-        kind = kind.value_type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+    kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    if not _is_text(kind):
         raise ScoresIngestError(f"{path}: column {name!r} is {column.type}, not text")
-    return column.cast(pa.string())
+    column = column.cast(pa.string())
+    return pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
 
 
 def _read(path: Path, score_column: str) -> pa.Table:
@@ -124,7 +129,10 @@ def _read(path: Path, score_column: str) -> pa.Table:
             parquet = open_parquet(path)
         except LakeError as error:
             raise ScoresIngestError(str(error)) from error
-        columns = [name for name in parquet.schema_arrow.names if name in wanted]
+        names = parquet.schema_arrow.names
+        if any(name in names for name in _ID_COLUMNS):
+            wanted.discard("url")  # rows are matched by id: no need to read the URLs
+        columns = [name for name in names if name in wanted]
         try:
             return parquet.read(columns=columns)
         except (OSError, pa.ArrowInvalid) as error:
@@ -170,16 +178,12 @@ def _normalise(
         raise ScoresIngestError(f"{path}: required column {score_column!r} is missing")
     score = table.column(score_column)
     kind = score.type
-    if not (
-        pa.types.is_integer(kind)
-        or pa.types.is_floating(kind)
-        or pa.types.is_decimal(kind)
-        or pa.types.is_string(kind)
-        or pa.types.is_large_string(kind)
-    ):
+    if pa.types.is_integer(kind) or pa.types.is_decimal(kind):
+        score = score.cast(pa.float64())
+    elif _is_text(kind):
+        score = score.cast(pa.string())  # parsed by the query: text that is not a number
+    elif not pa.types.is_floating(kind):
         raise ScoresIngestError(f"{path}: column {score_column!r} is {kind}, not a number")
-    if pa.types.is_decimal(kind) or pa.types.is_large_string(kind):
-        score = score.cast(pa.float64() if pa.types.is_decimal(kind) else pa.string())
 
     id_name = next((name for name in _ID_COLUMNS if name in names), None)
     if id_name is not None:

@@ -350,16 +350,16 @@ def test_id_rows_missing_unknown_or_scored_already_are_rejected(
     pq.write_table(
         pa.table(
             {
-                "doc_id": [None, _id(1), _id(7), _id(5), _id(2), _id(3)],
-                "crawl": [CRAWL, CRAWL, CRAWL, CRAWL, None, CRAWL],
-                "score": [0.5, 0.5, 0.5, 0.5, 0.5, None],
+                "doc_id": [None, "", _id(1), _id(7), _id(5), _id(2), _id(3)],
+                "crawl": [CRAWL, CRAWL, CRAWL, CRAWL, CRAWL, None, CRAWL],
+                "score": [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, None],
             }
         ),
         path,
     )
     (manifest,) = ingest_scores([path], lake, entries, classifier="prob_model", max_reject_rate=1)
     assert _reasons(manifest) == {
-        "missing_doc_id": 1,
+        "missing_doc_id": 2,  # null or empty
         "duplicate_score": 1,  # scored by first.parquet
         "unknown_document": 2,  # no such id; d5 is not in CRAWL
         "missing_score": 1,
@@ -369,6 +369,20 @@ def test_id_rows_missing_unknown_or_scored_already_are_rejected(
         (_id(1), "prob_model", CRAWL, 0.5),
         (_id(2), "prob_model", CRAWL, 0.5),
     ]
+    named = tmp_path / "named.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "doc_id": [_id(3), _id(4)],
+                "classifier": pa.array(["", "prob_model"]).dictionary_encode(),
+                "score": pa.array([1, 0], pa.int32()),
+            }
+        ),
+        named,
+    )
+    (manifest,) = ingest_scores([named], lake, entries, max_reject_rate=1)
+    assert _reasons(manifest) == {"missing_classifier": 1}
+    assert _committed_scores(lake, "prob_model")[-1] == (_id(4), "prob_model", CRAWL, 0.0)
 
 
 def test_the_reject_rate_leaves_unknown_documents_out(lake: Path, entries, tmp_path: Path):
