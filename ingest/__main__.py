@@ -117,13 +117,34 @@ def _parser() -> argparse.ArgumentParser:
             default=0,
             help="processes, one file each (0: one per core, at most 4)",
         )
-    for command in (graph, host_index, annotations):
+    scores = commands.add_parser(
+        "scores",
+        help="document scores computed elsewhere (Parquet/CSV) of precomputed classifiers -> lake",
+    )
+    scores.add_argument(
+        "--path", nargs="+", required=True, metavar="FILE_OR_GLOB", help="files or folders"
+    )
+    scores.add_argument(
+        "--classifier", help="registry classifier of files that have no classifier column"
+    )
+    scores.add_argument(
+        "--crawl", help="crawl of files with neither a crawl/dump column nor a crawl=<id> folder"
+    )
+    scores.add_argument(
+        "--score-column", default="score", help="the column holding the raw score (default: score)"
+    )
+    scores.add_argument("--registry", type=Path, default=REGISTRY, help="classifier registry")
+    scores.add_argument(
+        "--replace", action="store_true", help="ingest files already in the lake again"
+    )
+    for command in (graph, host_index, annotations, scores):
         command.add_argument("--lake", type=Path, default=home / "lake", help="lake folder")
         command.add_argument(
             "--max-reject-rate",
             type=_share,
             default=0.001,
-            help="fail a file when more than this share of its records is rejected",
+            help="fail a file when more than this share of its records is rejected"
+            + (" (scores: not counting unknown_document)" if command is scores else ""),
         )
 
     train = commands.add_parser(
@@ -164,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         return _documents(args)
     elif args.command == "train-demo-classifiers":
         return _train(args)
+    elif args.command == "scores":
+        return _scores(args)
     else:
         return _lake_ingest(args)
     return 0
@@ -275,13 +298,46 @@ def _documents(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scores(args: argparse.Namespace) -> int:
+    """The scores command: precomputed classifiers' score files into the lake."""
+    from ingest.lake import LakeError, expand_inputs
+    from ingest.quality import ClassifierError, load_registry
+    from ingest.scores import SUFFIXES, ingest_scores, is_score_file
+
+    try:
+        raw = Path(os.environ.get("HOSTAWARE_HOME", "data")) / "raw"  # no model is read
+        entries = load_registry(args.registry, raw)
+        files = [path for path in expand_inputs(args.path) if is_score_file(path)]
+        if not files:
+            raise LakeError(f"no {', '.join(SUFFIXES)} file in {' '.join(args.path)}")
+        rows = ingest_scores(
+            files,
+            args.lake,
+            entries,
+            classifier=args.classifier,
+            crawl=args.crawl,
+            score_column=args.score_column,
+            max_reject_rate=args.max_reject_rate,
+            replace=args.replace,
+        )
+    except (LakeError, ClassifierError) as error:
+        print(f"python -m ingest scores: error: {error}", file=sys.stderr)
+        return 2
+    for row in rows:
+        for note in row["schema_drift"] or []:
+            print(f"scores: schema drift in {row['source_file']}: {note}")
+    _summary("scores", rows)
+    return 0
+
+
 def _train(args: argparse.Namespace) -> int:
     from ingest.quality import ClassifierError, load_registry
     from ingest.train import train_demo_classifiers
 
     try:
         entries = load_registry(args.registry, args.raw)
-        results = train_demo_classifiers(args.raw, entries)
+        models = [entry for entry in entries if not entry.is_precomputed]  # nothing to train
+        results = train_demo_classifiers(args.raw, models)
     except ClassifierError as error:
         print(f"python -m ingest train-demo-classifiers: error: {error}", file=sys.stderr)
         return 2

@@ -497,6 +497,8 @@ def ingest_documents(
     if not crawl or "/" in crawl or "=" in crawl:
         raise DocumentIngestError(f"not a crawl id: {crawl!r}")
     check_inputs(files, crawl, allow_crawl_mismatch)
+    # Precomputed classifiers have no model here: `python -m ingest scores` loads their scores.
+    entries = [entry for entry in entries if not entry.is_precomputed]
     for entry in entries:  # fail before any work when a model is missing or mislabelled
         FastTextScorer(entry).score(["probe"])
     lake.mkdir(parents=True, exist_ok=True)

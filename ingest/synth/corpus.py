@@ -60,6 +60,7 @@ REGISTRY_COLUMNS = (
     "positive_label",
     "label_values",
     "score_transform",
+    "score_scale",
     "hq_threshold",
     "is_english_trained",
 )
@@ -153,6 +154,7 @@ def registry_rows() -> list[dict[str, str]]:
                 "positive_label": spec.positive_label or "",
                 "label_values": values,
                 "score_transform": spec.transform,
+                "score_scale": "",  # for precomputed rows only (ingest.quality)
                 "hq_threshold": f"{spec.hq_threshold:g}",
                 "is_english_trained": "true" if spec.is_english_trained else "false",
             }

@@ -16,9 +16,16 @@ classifiers as (
         )::integer as classifier_id,
 
         ---------- numerics
+        classifier_registry.hq_threshold,
+
+        ---------- booleans
+        -- Scored elsewhere and loaded by `python -m ingest scores`: such a classifier
+        -- may cover only some of the sample's pages.
         coalesce(
-            classifier_registry.hq_threshold, {{ var('hq_threshold_default') }}
-        ) as hq_threshold
+            classifier_registry.score_transform
+            in ('precomputed', 'precomputed_clipped'),
+            false
+        ) as is_precomputed
 
     from classifier_registry
 )

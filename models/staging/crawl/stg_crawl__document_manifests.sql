@@ -11,6 +11,7 @@ renamed as (
         document_manifest.crawl,
 
         ---------- strings
+        document_manifest.lake_table,
         document_manifest.source_file,
 
         ---------- numerics

@@ -8,6 +8,8 @@ document_manifest as (
     select * from {{ source('crawl', 'document_manifest') }}
 ),
 
+-- A score part is committed by the manifest row of the input that wrote it: a
+-- WARC/WET file (fastText scores, beside its documents) or a score file (precomputed).
 committed_scores as (
     select
         document_scores.doc_id,
@@ -20,6 +22,7 @@ committed_scores as (
         on
             {{ lake_part_key('document_scores.filename') }}
             = {{ manifest_key('document_manifest') }}
+            and document_manifest.lake_table in ('documents', 'document_scores')
 )
 
 select * from committed_scores

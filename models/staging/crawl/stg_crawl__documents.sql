@@ -38,6 +38,7 @@ committed_documents as (
         on
             {{ lake_part_key('documents.filename') }}
             = {{ manifest_key('document_manifest') }}
+            and document_manifest.lake_table = 'documents'
 )
 
 select * from committed_documents
