@@ -341,9 +341,10 @@ class Scale:
         write_graph_files: whether to write vertices/edges and compute centrality from edges.
         annotation_page_cap: most annotated pages per host and crawl in the GneissWeb tables, a
             bound on rows and memory. A calibrated host has more pages with probability 0.45%
-            at tiny's 2,000, 0.16% at demo's 5,000 (hosts of the WARC sample, drawn given their
-            sample pages, a little more often) and 10.5% at paper's 50, where it truncates the
-            tail; truth.json reports how many hosts it capped per crawl.
+            at tiny's 2,000, 0.16% at demo's 5,000 and 10.5% at paper's 50, where it truncates
+            the tail (hosts of the WARC sample, drawn given their sample pages, more often: at
+            seed 20241010 0.27% of demo's and 16% of paper's annotated hosts are capped);
+            truth.json reports how many hosts it capped per crawl.
         training_docs: labelled documents for the fastText training corpus (a quarter of a page
             long each; 10% of them are held out for validation).
     """
