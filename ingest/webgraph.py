@@ -439,14 +439,15 @@ def known_releases(seed: Path = GRAPH_RELEASES_CSV) -> dict[str, tuple[str, ...]
                 raise LakeError(f"{seed}:1: graph releases seed lacks column(s) {missing}")
             releases: dict[str, tuple[str, ...]] = {}
             for line, row in enumerate(reader, start=2):
-                releases[_seed_release(seed, line, row, releases)] = tuple(row["crawls"].split(";"))
+                release, crawls = _seed_release(seed, line, row, releases)
+                releases[release] = crawls
     except OSError as error:
         raise LakeError(f"cannot read the graph releases seed {seed}: {error}") from error
     return releases
 
 
-def _seed_release(seed: Path, line: int, row: dict, known: dict) -> str:
-    """A seed row's release name, once its crawls are checked."""
+def _seed_release(seed: Path, line: int, row: dict, known: dict) -> tuple[str, tuple[str, ...]]:
+    """A seed row's release name and crawls, once checked."""
     release = (row["release"] or "").strip()
     crawls = (row["crawls"] or "").split(";")
 
@@ -463,7 +464,7 @@ def _seed_release(seed: Path, line: int, row: dict, known: dict) -> str:
         raise bad(f"crawls not in time order or repeated: {row['crawls']!r}")
     if (row["first_crawl"], row["last_crawl"]) != (crawls[0], crawls[-1]):
         raise bad("first_crawl and last_crawl must be the first and last of its crawls")
-    return release
+    return release, tuple(crawls)
 
 
 def _check_known(release: str, seed: Path) -> None:
