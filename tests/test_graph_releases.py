@@ -82,6 +82,25 @@ PUBLISHED = (
     "cc-main-2026-apr-may-jun",
 )
 
+# Common Crawl's main crawls since 2017, oldest first: commoncrawl/cc-crawl-statistics @011ff43f
+# plots/crawlsize/monthly.csv (to CC-MAIN-2024-42; it lacks -38), the crawls cc-webgraph's
+# hostgraph_config.sh history names (CC-MAIN-2024-38 on, to -2026-30) and the announcements.
+CRAWL_LIST = tuple(
+    f"CC-MAIN-{year}-{week}"
+    for year, weeks in (
+        ("2017", "04 09 13 17 22 26 30 34 39 43 47 51"),
+        ("2018", "05 09 13 17 22 26 30 34 39 43 47 51"),
+        ("2019", "04 09 13 18 22 26 30 35 39 43 47 51"),
+        ("2020", "05 10 16 24 29 34 40 45 50"),
+        ("2021", "04 10 17 21 25 31 39 43 49"),
+        ("2022", "05 21 27 33 40 49"),
+        ("2023", "06 14 23 40 50"),
+        ("2024", "10 18 22 26 30 33 38 42 46 51"),
+        ("2025", "05 08 13 18 21 26 30 33 38 43 47 51"),
+        ("2026", "04 08 12 17 21 25 30"),
+    )
+    for week in weeks.split()
+)
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 NAME = re.compile(
     rf"cc-main-(?P<year>\d{{4}})(?:-(?P<next>\d{{2}}))?"
@@ -137,6 +156,9 @@ def test_every_release_is_well_formed(row: dict):
     assert len(months) == len(crawls)
     for month, week in zip(months, weeks, strict=True):
         assert (week.month - 1 - MONTHS.index(month)) % 12 in (0, 1), (month, week)
+    # a release is built from consecutive crawls ("the latest three monthly crawl archives")
+    first = CRAWL_LIST.index(crawls[0])
+    assert list(CRAWL_LIST[first : first + len(crawls)]) == crawls
     sources = set(row["crawls_source"].split(";"))
     assert sources <= SOURCES and sources
     assert "inferred" not in sources or sources == {"inferred"}
