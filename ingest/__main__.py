@@ -88,10 +88,24 @@ def _parser() -> argparse.ArgumentParser:
     graph = commands.add_parser(
         "graph", help="web-graph ranks (and vertices, edges) of one release -> lake"
     )
-    graph.add_argument("--release", required=True, help="e.g. cc-main-2024-nov-feb-apr")
+    graph.add_argument(
+        "--release",
+        required=True,
+        help="a release of seeds/graph_releases.csv, e.g. cc-main-2024-nov-feb-apr",
+    )
     graph.add_argument("--ranks", type=Path, help="<release>-host-ranks.txt.gz")
-    graph.add_argument("--vertices", nargs="+", metavar="GLOB", help="vertices files")
-    graph.add_argument("--edges", nargs="+", metavar="GLOB", help="edges files")
+    graph.add_argument(
+        "--vertices",
+        nargs="+",
+        metavar="GLOB",
+        help="vertices part files (downloaded from the *-host-vertices.paths.gz listing)",
+    )
+    graph.add_argument(
+        "--edges",
+        nargs="+",
+        metavar="GLOB",
+        help="edges part files (downloaded from the *-host-edges.paths.gz listing)",
+    )
     graph.add_argument("--replace", action="store_true", help="replace the release's ranks")
 
     host_index = commands.add_parser(

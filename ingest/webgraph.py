@@ -13,6 +13,12 @@ Host names become SURT keys (``com.example.sub`` → ``com,example,sub``). Every
 written or rejected with its line number and a reason; a file with more than
 ``max_reject_rate`` rejected lines fails and publishes nothing.
 
+A release must be a row of ``seeds/graph_releases.csv`` (the crawls it spans, which the warehouse
+orders releases by): an unknown name is refused before anything is read, so add its row there
+first. A ``*.paths.gz`` listing (the relative paths of a host graph's vertices or edges parts,
+``projects/hyperlinkgraph/<release>/host/vertices/part-….txt.gz``) is refused by its name or its
+first line: it says which files to download, it is not the data.
+
 Reading is streamed in blocks of ``block_size`` bytes (memory does not grow with the file). A
 clean file takes the fast path: ISA-L gunzip, Arrow's multi-threaded CSV parser converting
 straight to numbers, vectorised checks. The first line that does not fit (a conversion error, a
@@ -25,9 +31,11 @@ the host alphabet.
 from __future__ import annotations
 
 import bisect
+import csv as csv_text
 import gzip
 import hashlib
 import logging
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -56,11 +64,13 @@ from ingest.lake import (
 
 __all__ = [
     "EDGES",
+    "GRAPH_RELEASES_CSV",
     "HOST_HEADER",
     "RANKS",
     "VERTICES",
     "TextFormat",
     "ingest_graph",
+    "known_releases",
     "read_text_table",
 ]
 
@@ -69,6 +79,15 @@ log = logging.getLogger(__name__)
 HOST_HEADER = "#harmonicc_pos\t#harmonicc_val\t#pr_pos\t#pr_val\t#host_rev"
 DOMAIN_HEADER = HOST_HEADER + "\t#n_hosts"
 _BLOCK = 1 << 24
+
+# The releases ingest accepts and the warehouse orders in time (the dbt seed of that name).
+GRAPH_RELEASES_CSV = Path(__file__).resolve().parents[1] / "seeds" / "graph_releases.csv"
+_SEED_COLUMNS = ("release", "first_crawl", "last_crawl", "crawls")
+_CRAWL_ID = re.compile(r"CC-MAIN-(\d{4})-(\d{2})")
+# A *.paths.gz listing's line: one path (or URL) of a gzip part, no TAB
+# (`projects/hyperlinkgraph/<release>/host/vertices/part-00000-….txt.gz`).
+_LISTED_PATH = re.compile(r"(?:[a-z0-9]+://)?[^\s/]+(?:/[^\s/]+)+\.gz")
+_LISTING_SUFFIXES = (".paths.gz", ".paths")
 
 
 @dataclass(frozen=True)
@@ -127,6 +146,12 @@ def _check_header(path: Path, text_format: TextFormat) -> bool:
     finally:
         stream.close()
     first = start.split(b"\n", 1)[0].decode("utf-8", errors="replace").rstrip("\r")
+    if _LISTED_PATH.fullmatch(first):
+        raise LakeError(
+            f"{path}:1: a listing of files to download ({first[:120]!r}), not {text_format.name} "
+            "data: fetch each listed path from https://data.commoncrawl.org/ and pass the "
+            "downloaded files"
+        )
     if text_format.header is None:
         if first.startswith("#"):
             raise LakeError(f"{path}:1: a header line, but a {text_format.name} file has none")
@@ -400,6 +425,65 @@ def _check_release(release: str) -> None:
         raise LakeError(f"not a graph release name: {release!r} (e.g. cc-main-2024-nov-feb-apr)")
 
 
+def known_releases(seed: Path = GRAPH_RELEASES_CSV) -> dict[str, tuple[str, ...]]:
+    """The graph releases the seed lists, each with the crawls it spans (oldest first).
+
+    Raises:
+        LakeError: when the seed is missing or a row is malformed (named by its line).
+    """
+    try:
+        with seed.open(newline="", encoding="utf-8") as handle:
+            reader = csv_text.DictReader(handle)
+            missing = [name for name in _SEED_COLUMNS if name not in (reader.fieldnames or [])]
+            if missing:
+                raise LakeError(f"{seed}:1: graph releases seed lacks column(s) {missing}")
+            releases: dict[str, tuple[str, ...]] = {}
+            for line, row in enumerate(reader, start=2):
+                release, crawls = _seed_release(seed, line, row, releases)
+                releases[release] = crawls
+    except OSError as error:
+        raise LakeError(f"cannot read the graph releases seed {seed}: {error}") from error
+    return releases
+
+
+def _seed_release(seed: Path, line: int, row: dict, known: dict) -> tuple[str, tuple[str, ...]]:
+    """A seed row's release name and crawls, once checked."""
+    release = (row["release"] or "").strip()
+    crawls = (row["crawls"] or "").split(";")
+
+    def bad(why: str) -> LakeError:
+        return LakeError(f"{seed}:{line}: release {release!r}: {why}")
+
+    if not release or release in known:
+        raise bad("empty or listed twice")
+    for crawl in crawls:
+        match = _CRAWL_ID.fullmatch(crawl)
+        if not match or not 1 <= int(match.group(2)) <= 53:
+            raise bad(f"not a crawl id: {crawl!r} (e.g. CC-MAIN-2024-10)")
+    if crawls != sorted(set(crawls)):
+        raise bad(f"crawls not in time order or repeated: {row['crawls']!r}")
+    if (row["first_crawl"], row["last_crawl"]) != (crawls[0], crawls[-1]):
+        raise bad("first_crawl and last_crawl must be the first and last of its crawls")
+    return release, tuple(crawls)
+
+
+def _check_known(release: str, seed: Path) -> None:
+    if release not in known_releases(seed):
+        raise LakeError(
+            f"unknown graph release {release!r}: add its row to {seed} "
+            "(release,first_crawl,last_crawl,crawls,crawls_source; crawls: the ids of the "
+            "crawls it spans, oldest first, separated by ';'), then run again"
+        )
+
+
+def _check_not_a_listing(path: Path) -> None:
+    if path.name.endswith(_LISTING_SUFFIXES):
+        raise LakeError(
+            f"{path}: a *.paths.gz listing of files to download, not graph data: fetch each "
+            "listed path from https://data.commoncrawl.org/ and pass the downloaded files"
+        )
+
+
 def ingest_graph(
     release: str,
     lake: Path,
@@ -409,17 +493,20 @@ def ingest_graph(
     max_reject_rate: float = 0.001,
     replace: bool = False,
     block_size: int = _BLOCK,
+    releases_csv: Path = GRAPH_RELEASES_CSV,
 ) -> list[dict]:
     """Ingest one release's ranks file and, optionally, its vertices and edges files.
 
-    A file already in the lake (same SHA-256) is skipped. A release has one ranks file: a
+    The release must be a row of ``releases_csv`` (the seed ``seeds/graph_releases.csv``). A
+    file already in the lake (same SHA-256) is skipped. A release has one ranks file: a
     different one for a release that has one already is refused unless ``replace``.
 
     Returns:
         The manifest rows of the files ingested now.
 
     Raises:
-        LakeError: for bad arguments, a bad header, or too many rejected lines.
+        LakeError: for bad arguments (a release the seed lacks, a missing file, a ``*.paths.gz``
+            listing), a bad header, or too many rejected lines.
     """
     _check_release(release)
     jobs = [(path, RANKS) for path in ([ranks] if ranks else [])]
@@ -427,13 +514,16 @@ def ingest_graph(
     jobs += [(path, EDGES) for path in edges or []]
     if not jobs:
         raise LakeError("nothing to ingest: give --ranks, --vertices or --edges")
+    for path, _ in jobs:  # every argument checked before the lake is touched
+        if not path.is_file():
+            raise LakeError(f"no such file: {path}")
+        _check_not_a_listing(path)
+    _check_known(release, releases_csv)
     lake.mkdir(parents=True, exist_ok=True)
     remove_leftovers(lake, _TABLE_OF.values())
     write_schema_files(lake)
     rows = []
     for path, text_format in jobs:
-        if not path.is_file():
-            raise LakeError(f"no such file: {path}")
         table = _TABLE_OF[text_format.name]
         sha = sha256_of(path)
         committed = manifest_rows(lake, table)

@@ -18,15 +18,18 @@ import pyarrow.parquet as pq
 import pytest
 
 from ingest import schemas
+from ingest.__main__ import main
 from ingest.lake import LakeError, manifest_rows
 from ingest.synth.config import GRAPH_RELEASES
 from ingest.webgraph import (
     EDGES,
+    GRAPH_RELEASES_CSV,
     HOST_HEADER,
     RANKS,
     VERTICES,
     TextFormat,
     ingest_graph,
+    known_releases,
     read_text_table,
 )
 from tests.conftest import Crawl
@@ -661,7 +664,7 @@ def test_empty_vertices_and_edges_files_are_empty_not_errors(tmp_path: Path):
     assert [(row["records_read"], row["output_files"]) for row in rows] == [(0, [])] * 3
     assert len(manifest_rows(lake, "host_edges")) == 1
     with pytest.raises(LakeError, match="not a Common Crawl ranks header: ''"):
-        ingest_graph("another-release", lake, ranks=empty_gz)
+        ingest_graph("cc-main-2024-feb-apr-may", lake, ranks=empty_gz)
 
 
 def _gzipped_vertices(count: int) -> bytes:
@@ -754,3 +757,129 @@ def test_schema_files_are_written_for_every_table(tmp_path: Path):
         assert empty.num_rows == 0 and empty.schema == schema
     manifest = pq.read_table(lake / "_schemas" / "_manifest" / "empty.parquet")
     assert manifest.schema == schemas.MANIFEST
+
+
+# ----------------------------------------------------------------------- releases and listings
+
+
+def test_a_release_the_seed_lacks_is_refused_in_one_line_before_the_lake_is_touched(
+    tmp_path: Path, capsys
+):
+    ranks = _write(tmp_path / "r.txt.gz", [HOST_HEADER, _ranks_line(1)])
+    lake = tmp_path / "lake"
+    argv = ["graph", "--release", "cc-main-2099-adversarial", "--ranks", str(ranks)]
+    assert main([*argv, "--lake", str(lake)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith(
+        "python -m ingest graph: error: unknown graph release 'cc-main-2099-adversarial': "
+        f"add its row to {GRAPH_RELEASES_CSV} (release,first_crawl,last_crawl,crawls,"
+    )
+    assert not lake.exists()
+    # the name cc-webgraph-statistics shows for the first release is not graphinfo's id
+    with pytest.raises(LakeError, match="unknown graph release 'cc-main-2017-feb-mar-apr'"):
+        ingest_graph("cc-main-2017-feb-mar-apr", lake, ranks=ranks)
+
+
+def _seed_with(tmp_path: Path, *rows: str) -> Path:
+    seed = tmp_path / "graph_releases.csv"
+    seed.write_text(GRAPH_RELEASES_CSV.read_text() + "".join(f"{row}\n" for row in rows))
+    return seed
+
+
+def test_a_row_added_to_the_seed_makes_its_release_known(tmp_path: Path):
+    ranks = _write(tmp_path / "r.txt.gz", [HOST_HEADER, _ranks_line(1), _ranks_line(2)])
+    lake = tmp_path / "lake"
+    release = "cc-main-2026-may-jun-jul"
+    with pytest.raises(LakeError, match=f"unknown graph release '{release}'"):
+        ingest_graph(release, lake, ranks=ranks)
+    crawls = "CC-MAIN-2026-21;CC-MAIN-2026-25;CC-MAIN-2026-30"
+    seed = _seed_with(tmp_path, f"{release},CC-MAIN-2026-21,CC-MAIN-2026-30,{crawls},")
+    assert known_releases(seed)[release] == tuple(crawls.split(";"))
+    (row,) = ingest_graph(release, lake, ranks=ranks, releases_csv=seed)
+    assert (row["release"], row["records_written"]) == (release, 2)
+    assert [r["surt_host_name"] for r in _lake_rows(lake, "host_ranks", release)] == [
+        "com,h1",
+        "com,h2",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("row", "why"),
+    [
+        (
+            "cc-main-x,CC-MAIN-2026-21,CC-MAIN-2026-21,CC-MAIN-2026-99,",
+            "not a crawl id: 'CC-MAIN-2026-99'",
+        ),
+        (
+            "cc-main-x,CC-MAIN-2026-21,CC-MAIN-2026-21,CC-MAIN-26-21,",
+            "not a crawl id: 'CC-MAIN-26-21'",
+        ),
+        (
+            "cc-main-x,CC-MAIN-2026-21,CC-MAIN-2026-25,CC-MAIN-2026-25;CC-MAIN-2026-21,",
+            "time order",
+        ),
+        (
+            "cc-main-x,CC-MAIN-2026-17,CC-MAIN-2026-25,CC-MAIN-2026-21;CC-MAIN-2026-25,",
+            "first_crawl",
+        ),
+        ("cc-main-2024-nov-feb-apr,CC-MAIN-2024-18,CC-MAIN-2024-18,CC-MAIN-2024-18,", "twice"),
+        ("cc-main-x,CC-MAIN-2026-21,CC-MAIN-2026-21", "not a crawl id: ''"),
+    ],
+    ids=["week-99", "short-year", "unordered", "wrong-ends", "duplicate", "no-crawls"],
+)
+def test_a_malformed_seed_row_is_named_by_its_line(tmp_path: Path, row: str, why: str):
+    seed = _seed_with(tmp_path, row)
+    line = len(seed.read_text().splitlines())
+    ranks = _write(tmp_path / "r.txt.gz", [HOST_HEADER, _ranks_line(1)])
+    with pytest.raises(LakeError, match=rf"graph_releases\.csv:{line}: release '[^']+': .*{why}"):
+        ingest_graph("cc-main-x", tmp_path / "lake", ranks=ranks, releases_csv=seed)
+
+
+def _listing(path: Path, lines: list[str]) -> Path:
+    path.write_bytes(gzip.compress("".join(f"{line}\n" for line in lines).encode()))
+    return path
+
+
+LISTED = [
+    "projects/hyperlinkgraph/cc-main-2024-nov-feb-apr/host/vertices/"
+    "part-00000-6c2a8f40-2d1c-4b5e-9a40-3b1f1f0f6a11-c000.txt.gz",
+    "projects/hyperlinkgraph/cc-main-2024-nov-feb-apr/host/vertices/"
+    "part-00001-6c2a8f40-2d1c-4b5e-9a40-3b1f1f0f6a11-c000.txt.gz",
+]
+
+
+@pytest.mark.parametrize("kind", ["ranks", "vertices", "edges"])
+def test_a_paths_listing_is_refused_by_its_name(tmp_path: Path, kind: str):
+    path = _listing(tmp_path / f"cc-main-2024-nov-feb-apr-host-{kind}.paths.gz", LISTED)
+    lake = tmp_path / "lake"
+    arguments = {"ranks": path} if kind == "ranks" else {kind: [path]}
+    with pytest.raises(LakeError, match=r"host-\w+\.paths\.gz: a \*\.paths\.gz listing of files"):
+        ingest_graph(RELEASE, lake, **arguments)
+    assert not lake.exists()
+
+
+@pytest.mark.parametrize("kind", ["ranks", "vertices", "edges"])
+@pytest.mark.parametrize(
+    "prefix",
+    ["", "https://data.commoncrawl.org/", "s3://commoncrawl/"],
+    ids=["path", "https", "s3"],
+)
+def test_a_paths_listing_under_another_name_is_refused_by_its_first_line(
+    tmp_path: Path, kind: str, prefix: str
+):
+    path = _listing(tmp_path / "downloaded.txt.gz", [prefix + line for line in LISTED])
+    text_format = {"ranks": RANKS, "vertices": VERTICES, "edges": EDGES}[kind]
+    with pytest.raises(
+        LakeError,
+        match=rf"downloaded\.txt\.gz:1: a listing of files to download \('{re.escape(prefix)}"
+        rf"projects/hyperlinkgraph/.*'\), not {kind} data",
+    ):
+        _read(path, text_format)
+    lake = tmp_path / "lake"
+    arguments = {"ranks": path} if kind == "ranks" else {kind: [path]}
+    with pytest.raises(LakeError, match="a listing of files to download"):
+        ingest_graph(RELEASE, lake, **arguments)
+    table = f"host_{kind}"
+    assert manifest_rows(lake, table) == []
+    assert not list((lake / table).rglob("part-*.parquet"))

@@ -3,6 +3,8 @@ rejects, idempotency and a crash between publishing parts and committing the man
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import shutil
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ingest import schemas
+from ingest.__main__ import main
 from ingest.host_index import SOURCE_NAMES, ingest_host_index
 from ingest.hosts import registry_suffix
 from ingest.lake import LakeError, manifest_rows
@@ -322,3 +325,100 @@ def test_a_damaged_data_page_is_a_lake_error_naming_the_file(tmp_path: Path):
         ingest_host_index([path], lake)
     assert manifest_rows(lake, "host_index") == []
     assert not list(lake.rglob("*.tmp")) and not list((lake / "host_index").rglob("*.parquet"))
+
+
+# ----------------------------------------------------------------------- real bytes
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "host-index"
+REAL_CRAWL = "CC-MAIN-2025-13"
+# The rows the cc-host-index README prints (its two LOTE example queries, crawl CC-MAIN-2025-13):
+# surt_host_name, hcrank10, fetch_200_lote_pct, fetch_200_lote.
+README_ROWS = [
+    ("va,vaticannews", 5.472, 89, 18872),
+    ("va,vatican", 5.164, 73, 14549),
+    ("va,museivaticani", 4.826, 77, 568),
+    ("va,vatican,press", 4.821, 67, 3804),
+    ("va,clerus", 4.813, 79, 68),
+    ("va,osservatoreromano", 4.783, 98, 3305),
+    ("va,vaticanstate", 4.738, 73, 509),
+    ("va,migrants-refugees", 4.732, 67, 2055),
+    ("va,iubilaeum2025", 4.73, 85, 672),
+    ("va,cultura", 4.724, 67, 80),
+    ("org,wikipedia,fr", 5.885, 99, 55334),
+    ("org,wikipedia,es", 5.631, 100, 48527),
+    ("com,chrome,developer", 5.62, 92, 29298),
+    ("ar,gob,argentina", 5.613, 95, 16580),
+    ("fr,ebay", 5.579, 100, 24633),
+    ("org,wikipedia,ja", 5.55, 100, 49008),
+    ("ru,gosuslugi", 5.535, 100, 1560),
+    ("org,wikipedia,de", 5.508, 100, 48223),
+    ("com,acidholic", 5.477, 100, 356),
+    ("ph,telegra", 5.455, 92, 57153),
+]
+V2_STRINGS = ["surt_host_name", "url_host_registered_domain", "url_host_tld"]
+V2_DOUBLES = ["hcrank10", "prank10", "prank", "hcrank"]
+
+
+def _real_file() -> Path:
+    return REAL / f"crawl={REAL_CRAWL}" / "part-0.parquet"
+
+
+def _fixture_script():
+    spec = importlib.util.spec_from_file_location("make_fixture", REAL / "make_fixture.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_real_fixture_has_the_v2_schema_and_is_what_its_script_writes():
+    parquet = pq.ParquetFile(_real_file())
+    schema = parquet.schema_arrow
+    assert len(schema) == 42 and schema.names[: 3 + 4] == V2_STRINGS + V2_DOUBLES
+    assert [schema.field(name).type for name in V2_STRINGS] == [pa.string()] * 3
+    assert [schema.field(name).type for name in V2_DOUBLES] == [pa.float64()] * 4
+    assert {field.type for field in schema if field.name not in V2_STRINGS + V2_DOUBLES} == {
+        pa.int32()
+    }
+    assert all(field.nullable for field in schema)
+    assert "crawl" not in schema.names  # the Hive partition is the folder
+    for name in ("nutch_numRecords", "nutch_redirTemp", "fetch_notModified", "robots_redirPerm"):
+        assert name in schema.names
+    script = _fixture_script()
+    written = pa.Table.from_pylist(script.rows(), schema=script.SCHEMA)
+    assert pq.read_table(_real_file()).equals(written)
+    sources = (REAL / "SOURCES.md").read_text()
+    digest = hashlib.sha256(_real_file().read_bytes()).hexdigest()[:16]
+    assert f"`crawl={REAL_CRAWL}/part-0.parquet`" in sources and digest in sources
+
+
+def test_the_readme_rows_land_with_their_printed_values(tmp_path: Path, capsys):
+    lake = tmp_path / "lake"
+    assert main(["host-index", "--path", str(REAL), "--lake", str(lake)]) == 0
+    assert capsys.readouterr().out == (
+        "host-index: 1 files ingested into host_index, 20 records read, 20 written, 0 rejected\n"
+    )
+    (row,) = manifest_rows(lake, "host_index")
+    assert (row["crawl"], row["records_read"], row["records_written"]) == (REAL_CRAWL, 20, 20)
+    assert (row["records_rejected"], row["schema_drift"]) == (0, [])  # v2 is the reference
+    assert row["source_sha256"] == hashlib.sha256(_real_file().read_bytes()).hexdigest()
+    landed = {host["surt_host_name"]: host for host in _committed(lake)}
+    assert set(landed) == {host for host, *_ in README_ROWS}
+    for host, hcrank10, lote_pct, lote in README_ROWS:
+        got = landed[host]
+        assert got["crawl"] == REAL_CRAWL
+        assert (got["hcrank10"], got["fetch_200_lote_pct"], got["fetch_200_lote"]) == (
+            hcrank10,
+            lote_pct,
+            lote,
+        )
+        assert got["url_host_tld"] == host.split(",")[0]  # the last label: va, org, ar
+    assert landed["va,vaticannews"]["url_host_tld"] == "va"
+    assert landed["ar,gob,argentina"]["url_host_tld"] == "ar"
+    assert landed["ar,gob,argentina"]["url_host_registered_domain"] == "argentina.gob.ar"
+    # every kept column, the invented ones too, as the file has it (int32 counts widened)
+    source = pq.read_table(_real_file()).to_pylist()
+    for expected in source:
+        got = landed[expected["surt_host_name"]]
+        for column in schemas.HOST_INDEX.names:
+            assert got[column] == expected[_source_name(column)], column
+    assert landed["va,vaticannews"]["nutch_num_records"] == 22204  # nutch_numRecords
