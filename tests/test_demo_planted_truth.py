@@ -17,10 +17,11 @@ missing. Each check prints the planted value beside the recovered one.
   when the demo's full crawl had 8-23 pages per host; with a real crawl's heavy-tailed host
   sizes a 3-page sample misjudges some hosts of thousands of pages, which greedy deepening then
   takes whole: 0.91 of the oracle at 80% on the full crawl, 0.97-0.99 on the classified sample.)
-* Coverage vs the annotations' quality (in GneissWeb) per crawl (SPEC A7, the paper's Fig. 10): Spearman within ±0.1
-  of the planted value, on hosts with at least 10 annotated pages. On hosts with fewer the
-  density is too coarse (0 or 1 from one or two pages) and, as a crawl annotates more pages of
-  the hosts it covers more, ties of small hosts at 0 pull rho up: printed for 1 and 3 pages.
+* Coverage vs the annotations' quality (in GneissWeb) per crawl (SPEC A7, the paper's Fig. 10):
+  Spearman within ±0.1 of the planted value, on hosts with at least 10 annotated pages. On
+  hosts with fewer the density is too coarse (0 or 1 from one or two pages) and, as a crawl
+  annotates more pages of the hosts it covers more, ties of small hosts at 0 pull rho up:
+  printed for 1 and 3 pages.
 """
 
 from __future__ import annotations
