@@ -415,10 +415,16 @@ def test_the_readme_rows_land_with_their_printed_values(tmp_path: Path, capsys):
     assert landed["va,vaticannews"]["url_host_tld"] == "va"
     assert landed["ar,gob,argentina"]["url_host_tld"] == "ar"
     assert landed["ar,gob,argentina"]["url_host_registered_domain"] == "argentina.gob.ar"
+    # the public suffix apart from the last label: gob.ar, not ar
+    assert landed["ar,gob,argentina"]["url_host_registry_suffix"] == "gob.ar"
     # every kept column, the invented ones too, as the file has it (int32 counts widened)
     source = pq.read_table(_real_file()).to_pylist()
     for expected in source:
         got = landed[expected["surt_host_name"]]
         for column in schemas.HOST_INDEX.names:
+            if column == "url_host_registry_suffix":  # derived from the registered domain
+                domain = expected["url_host_registered_domain"]
+                assert got[column] == registry_suffix(domain), column
+                continue
             assert got[column] == expected[_source_name(column)], column
     assert landed["va,vaticannews"]["nutch_num_records"] == 22204  # nutch_numRecords
