@@ -81,10 +81,12 @@ paper-lake: venv
 	$(PY) -m ingest synth --out $(PAPER_HOME)/raw --seed $(SEED) --scale paper
 	$(MAKE) --no-print-directory ingest-tables HOSTAWARE_HOME=$(PAPER_HOME)
 
-# The crawl plan is exported (dbt's external materialization) into $(HOSTAWARE_HOME)/exports.
+# The crawl plan is exported (dbt's external materialization) into $(HOSTAWARE_HOME)/exports
+# (the build makes the folder). DBT_VARS names another crawl and release:
+# make build DBT_VARS='{sample_crawl: CC-MAIN-2023-50, graph_release: cc-main-2023-may-sep-nov}'
+DBT_VARS ?=
 build: venv
-	mkdir -p $(HOSTAWARE_HOME)/exports
-	$(DBT) build --quiet --target dev
+	$(DBT) build --quiet --target dev $(if $(DBT_VARS),--vars "$(DBT_VARS)")
 
 # The demo's planted parameters against what the warehouse recovered (prints both).
 demo-check: venv
