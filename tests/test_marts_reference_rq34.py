@@ -181,13 +181,37 @@ def adversarial_inputs(lake: warehouse_fixture.AdversarialLake) -> Inputs:
 
 
 @pytest.fixture(scope="module")
-def adversarial_warehouse(
+def adversarial_home(
     tmp_path_factory: pytest.TempPathFactory, adversarial_lake: warehouse_fixture.AdversarialLake
-) -> Warehouse:
+) -> Path:
     home = tmp_path_factory.mktemp("adversarial-rq34-home")
     warehouse_fixture.write_lake(home, adversarial_lake.files)
-    build = warehouse_fixture.build_warehouse(home, warehouse_fixture.RQ34_MARTS)
+    return home
+
+
+@pytest.fixture(scope="module")
+def adversarial_warehouse(
+    adversarial_home: Path, adversarial_lake: warehouse_fixture.AdversarialLake
+) -> Warehouse:
+    build = warehouse_fixture.build_warehouse(adversarial_home, warehouse_fixture.RQ34_MARTS)
     return Warehouse("adversarial", build.warehouse, adversarial_inputs(adversarial_lake), build)
+
+
+@pytest.fixture(scope="module")
+def url_keyed_fullcrawl_warehouse(
+    adversarial_home: Path, adversarial_lake: warehouse_fixture.AdversarialLake
+) -> Warehouse:
+    """The RQ3 marts of the same lake with the other crawl as the full crawl: Common Crawl's
+    URL-level annotations, pages keyed by SURT key and fetch time, scores the 0/1 flags."""
+    build = warehouse_fixture.build_warehouse(
+        adversarial_home,
+        ("rpt_sample_size_correlation", "rpt_depth_policy_curves"),
+        dbt_vars={"fullcrawl_crawl": warehouse_fixture.OTHER_CRAWL},
+        name="url-keyed-fullcrawl",
+        indirect_selection="buildable",  # not the seed's tests on host annotations
+    )
+    inputs = adversarial_inputs(adversarial_lake)
+    return Warehouse("adversarial, URL-keyed full crawl", build.warehouse, inputs, build)
 
 
 @pytest.fixture(scope="module")
@@ -342,7 +366,9 @@ def pages_flagged(inputs: Inputs, profile: str | None = VARS["annotation_profile
     return flagged
 
 
-def dataset_pages(inputs: Inputs) -> dict[tuple[str, str], pd.DataFrame]:
+def dataset_pages(
+    inputs: Inputs, fullcrawl: str = VARS["fullcrawl_crawl"]
+) -> dict[tuple[str, str], pd.DataFrame]:
     """(dataset, classifier) → pages: doc_id, surt_host_name, score, is_hq.
 
     The full crawl's doc_id is the annotation's page key and its classifier the profile.
@@ -352,8 +378,7 @@ def dataset_pages(inputs: Inputs) -> dict[tuple[str, str], pd.DataFrame]:
     for classifier, group in flagged.groupby("classifier"):
         pages[("classified", classifier)] = group[["doc_id", "surt_host_name", "score", "is_hq"]]
     annotated = pages_flagged(inputs)
-    fullcrawl = annotated[annotated["crawl"] == VARS["fullcrawl_crawl"]]
-    for profile, group in fullcrawl.groupby("annotation_profile"):
+    for profile, group in annotated[annotated["crawl"] == fullcrawl].groupby("annotation_profile"):
         pages[("fullcrawl", profile)] = group.rename(
             columns={"page_key": "doc_id", "signal_score": "score"}
         )[["doc_id", "surt_host_name", "score", "is_hq"]]
@@ -506,12 +531,14 @@ def oracle(hosts: Sequence[Host], budget: Fraction) -> Fraction:
 
 
 def depth_universes(
-    inputs: Inputs, samples: dict[tuple[str, str], list[Host]]
+    inputs: Inputs,
+    samples: dict[tuple[str, str], list[Host]],
+    fullcrawl: str = VARS["fullcrawl_crawl"],
 ) -> dict[tuple[str, str], list[tuple[Host, Fraction]]]:
     """(dataset, classifier) → hosts with >= min_docs_per_host pages and a weight hc_val > 0."""
     universe = rq12.host_universe(inputs.base)
     crawls = inputs.host_crawls
-    index_hc = crawls[crawls["crawl"] == VARS["fullcrawl_crawl"]].set_index("surt_host_name")
+    index_hc = crawls[crawls["crawl"] == fullcrawl].set_index("surt_host_name")
     assert not index_hc.index.duplicated().any()
     result = {}
     for (dataset, classifier), hosts in samples.items():
@@ -531,11 +558,15 @@ def depth_universes(
     return result
 
 
-def depth_policy_curves(inputs: Inputs, samples: dict[tuple[str, str], list[Host]]) -> pd.DataFrame:
+def depth_policy_curves(
+    inputs: Inputs,
+    samples: dict[tuple[str, str], list[Host]],
+    fullcrawl: str = VARS["fullcrawl_crawl"],
+) -> pd.DataFrame:
     size = VARS["depth_sample_size"]
     charged = VARS["depth_sample_is_charged"]
     rows = []
-    for (dataset, classifier), members in depth_universes(inputs, samples).items():
+    for (dataset, classifier), members in depth_universes(inputs, samples, fullcrawl).items():
         if not members:
             continue
         hosts = [host for host, _ in members]
@@ -1354,6 +1385,54 @@ def test_depth_policy_curves(warehouse: Warehouse, samples):
         f"{warehouse.name} rpt_depth_policy_curves",
         rq12._budget_key(warehouse.table("rpt_depth_policy_curves")),
         rq12._budget_key(depth_policy_curves(warehouse.inputs, samples)),
+        keys=["dataset", "classifier", "policy", "budget_share"],
+        numeric=[
+            "host_count",
+            "total_page_count",
+            "total_hq_page_count",
+            "budget_pages",
+            "pages_fetched",
+            "hq_expected",
+            "hq_expected_sd",
+            "yield_per_fetch",
+            "ratio_vs_uniform",
+            "min_feasible_budget_share",
+            "seed_count",
+        ],
+        exact=("is_feasible",),
+    )
+
+
+def test_rq3_of_a_url_keyed_full_crawl(url_keyed_fullcrawl_warehouse: Warehouse):
+    """Pages keyed by url_surtkey + fetch_time (two captures are two pages), sampled by md5
+    of the key, HQ by GneissWeb membership, scored 0/1; the signal named cc_gneissweb_urls."""
+    warehouse = url_keyed_fullcrawl_warehouse
+    build = warehouse.build
+    assert not build.failed_tests, "\n".join(build.failed_tests) + "\n" + build.log[-3000:]
+    other = warehouse_fixture.OTHER_CRAWL
+    pages = dataset_pages(warehouse.inputs, other)
+    assert ("fullcrawl", "cc_gneissweb_urls") in pages
+    samples = {key: sampled_hosts(frame) for key, frame in pages.items()}
+    sizes = warehouse.table("rpt_sample_size_correlation")
+    assert set(sizes.loc[sizes["dataset"] == "fullcrawl", "classifier"]) == {"cc_gneissweb_urls"}
+    assert_matches(
+        f"{warehouse.name} rpt_sample_size_correlation",
+        sizes,
+        sample_size_correlation(samples),
+        keys=["dataset", "classifier", "sample_size", "host_set"],
+        numeric=[
+            "host_count",
+            "seed_count",
+            "spearman_rho",
+            "spearman_rho_sd",
+            "spearman_rho_min",
+            "spearman_rho_max",
+        ],
+    )
+    assert_matches(
+        f"{warehouse.name} rpt_depth_policy_curves",
+        rq12._budget_key(warehouse.table("rpt_depth_policy_curves")),
+        rq12._budget_key(depth_policy_curves(warehouse.inputs, samples, other)),
         keys=["dataset", "classifier", "policy", "budget_share"],
         numeric=[
             "host_count",

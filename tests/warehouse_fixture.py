@@ -236,15 +236,17 @@ def build_warehouse(
     marts: tuple[str, ...] = MARTS,
     dbt_vars: dict | None = None,
     name: str = "warehouse",
+    indirect_selection: str = "eager",
 ) -> Build:
     """``dbt build`` the marts and everything upstream (seeds too) over ``home``'s lake.
 
     ``marts`` may name any node (a model or a test: its parents are built). ``dbt_vars``
     overrides dbt_project.yml's vars; ``name`` names the warehouse (``<name>.duckdb``) and,
     for another name than the default, its target and log folders, so that several builds
-    of one lake can coexist. Target and log folders go under ``home`` so that parallel builds
-    do not collide. Failed tests are returned, not raised, so that a failing data test does
-    not hide the numbers.
+    of one lake can coexist. ``indirect_selection`` is dbt's: ``buildable`` leaves out the
+    tests of a selected seed that also read models not built (``eager`` runs them). Target
+    and log folders go under ``home`` so that parallel builds do not collide. Failed tests
+    are returned, not raised, so that a failing data test does not hide the numbers.
 
     Raises:
         AssertionError: when a seed or model failed or was skipped, with the end of dbt's log.
@@ -262,7 +264,7 @@ def build_warehouse(
     }
     selectors = [f"+{mart}" for mart in marts]
     command = [str(DBT), "build", "--target", "dev", "--target-path", str(target)]
-    command += ["--select", *selectors]
+    command += ["--select", *selectors, "--indirect-selection", indirect_selection]
     if dbt_vars:
         command += ["--vars", json.dumps(dbt_vars)]
     result = subprocess.run(
