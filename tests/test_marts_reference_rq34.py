@@ -1277,11 +1277,14 @@ def test_adversarial_fixture_has_its_rq34_edge_cases(adversarial_warehouse: Ware
         known, fetched = hosts["known_url_count"], hosts["fetched_url_count"]
         assert (known < fetched).sum() >= 2 and (known == 0).sum() >= 1 and known.isna().any()
         assert ((hosts["annotated_page_count"] == 0) & known.gt(0)).any()
-        # the crawl's host-level flags, to be ignored, contradict its all-HQ hosts
+        # the crawl's host-level flags, to be ignored, contradict its all-HQ hosts, and some
+        # flag indexed hosts without page annotations
         flags = inputs.host_annotations[inputs.host_annotations["crawl"] == crawl]
         flags = flags.set_index("surt_host_name")["in_gneissweb"]
         all_hq = sizes.index[(hq == sizes) & (sizes >= 3)]
         assert not flags.reindex(all_hq).fillna(True).any()
+        unpaged = hosts.loc[hosts["annotated_page_count"].eq(0), "surt_host_name"]
+        assert flags.reindex(unpaged).fillna(False).sum() >= 5
     hosts = every_host[every_host["crawl"] == level_crawl]
     analysed = hosts[hosts["is_analysed"]]
     assert set(hosts["annotation_level"].dropna()) == {"host"}

@@ -717,7 +717,8 @@ def _host_annotations(
     """Host-level GneissWeb flags of ``pool``: by the host's kind, or (``contrary``) against it.
 
     The contrary flags are for crawls that have page-level annotations, where host-level ones
-    must be ignored: read, they would turn all-HQ hosts into 0 and all-LQ ones into 1.
+    must be ignored: read, they would turn all-HQ hosts into 0 and all-LQ ones (and hosts
+    without page annotations, given as all-LQ) into 1.
     """
     flags = []
     for host in pool.itertuples():
@@ -938,12 +939,21 @@ def adversarial_lake(seed: int = 20241010, null_pagerank: bool = True) -> Advers
     level_pool = pd.concat(
         [level_pool.iloc[4:], pool[~pool["surt_host_name"].isin(host_level["surt_host_name"])]]
     )
+    # In the page-level crawls, indexed hosts without page annotations get a host-level flag
+    # too (in GneissWeb): still no annotation of theirs counts, their crawl has page-level ones.
+    unpaged = host_index.loc[
+        ~host_index["surt_host_name"].isin(pool["surt_host_name"])
+        & host_index["nutch_num_records"].fillna(0).gt(0),
+        ["surt_host_name"],
+    ].iloc[:8]
+    flagged_pool = pd.concat([pool, unpaged.assign(kind="all_lq", quality=0.0)])
     host_annotations = {
-        SAMPLE_CRAWL: _host_annotations(annotation_rng, pool, SAMPLE_CRAWL, contrary=True),
-        OTHER_CRAWL: _host_annotations(annotation_rng, pool, OTHER_CRAWL, contrary=True),
+        crawl: _host_annotations(annotation_rng, flagged_pool, crawl, contrary=True)
+        for crawl in (SAMPLE_CRAWL, OTHER_CRAWL)
+    } | {
         HOST_LEVEL_CRAWL: _host_annotations(
             annotation_rng, level_pool, HOST_LEVEL_CRAWL, contrary=False
-        ),
+        )
     }
     crashed_host_annotations = host_annotations[HOST_LEVEL_CRAWL].assign(in_gneissweb=True)
     notes["host_level_hosts_missing_from_index"] = sorted(
