@@ -84,7 +84,7 @@ TABLES: dict[str, tuple[list[str], list[str], list[str]]] = {
             "int_hosts_profiled",
             "surt_host_name",
             "doc_count english_doc_share hc_val pr_val known_url_count fetched_url_count",
-            "url_host_tld tld_macro_category language_stratum is_in_graph",
+            "url_host_tld url_host_registry_suffix tld_macro_category language_stratum is_in_graph",
         ),
         (
             "rpt_host_quality_icc",
@@ -220,7 +220,16 @@ except ImportError:  # pragma: no cover
     _fast_md5 = hashlib.md5
 
 PART = re.compile(r"part-([0-9a-f]+)\.parquet$")
-STRINGS = {"doc_id", "surt_host_name", "url_host_tld", "language", "classifier"}
+STRINGS = {
+    "doc_id",
+    "surt_host_name",
+    "url_host_tld",
+    "url_host_registry_suffix",
+    "language",
+    "classifier",
+    "page_key",
+    "annotation_profile",
+}
 
 
 def _seed(name: str) -> pd.DataFrame:
@@ -378,6 +387,37 @@ class Steps:
         self._started = now
 
 
+def _host_mode(
+    doc_host: np.ndarray, doc_value: np.ndarray, n_hosts: int, what: str, notes: list[str]
+) -> np.ndarray:
+    """Each host's most frequent non-null value code (-1: none); hosts with one need no count."""
+    present = doc_value >= 0
+    value_range = (
+        pd.DataFrame({"host": doc_host[present], "value": doc_value[present]})
+        .groupby("host")["value"]
+        .agg(["min", "max"])
+    )
+    host_value = np.full(n_hosts, -1, dtype=np.int64)
+    host_value[value_range.index.to_numpy()] = value_range["min"].to_numpy()
+    mixed = value_range.index[value_range["min"] != value_range["max"]].to_numpy()
+    if len(mixed):
+        in_mixed = np.isin(doc_host, mixed) & present
+        counts = (
+            pd.DataFrame({"host": doc_host[in_mixed], "value": doc_value[in_mixed]})
+            .value_counts()
+            .reset_index(name="count")
+            .sort_values(["host", "count"], ascending=[True, False])
+        )
+        ties = counts.groupby("host")["count"].apply(
+            lambda c: len(c) > 1 and c.iloc[0] == c.iloc[1]
+        )
+        if ties.any():
+            notes.append(f"{int(ties.sum())} hosts have two most frequent {what} (mode ambiguous)")
+        top = counts.drop_duplicates("host")
+        host_value[top["host"].to_numpy()] = top["value"].to_numpy()
+    return host_value
+
+
 def pandas_marts(home: Path) -> tuple[dict[str, pd.DataFrame], dict[str, float], list[str]]:
     """Every mart (and the host tables) from the lake: frames, seconds per step, notes."""
     steps = Steps()
@@ -395,7 +435,7 @@ def pandas_marts(home: Path) -> tuple[dict[str, pd.DataFrame], dict[str, float],
     committed = {(key, None) for key in documents_manifest["key"]}
     documents = _read(
         _committed_parts(lake, "documents", committed, by_partition=False),
-        ["doc_id", "surt_host_name", "url_host_tld", "language"],
+        ["doc_id", "surt_host_name", "url_host_tld", "url_host_registry_suffix", "language"],
     )
     scores = _read(
         _committed_parts(lake, "document_scores", committed, by_partition=False),
@@ -428,9 +468,10 @@ def pandas_marts(home: Path) -> tuple[dict[str, pd.DataFrame], dict[str, float],
     ]
     host_crawls = _read(index_parts, ["surt_host_name", "nutch_num_records", "nutch_fetched"])
 
-    # documents: host, TLD and language codes per document
+    # documents: host, TLD (last label), public suffix and language codes per document
     doc_host, host_names = _codes(documents["surt_host_name"])
     doc_tld, tld_names = _codes(documents["url_host_tld"])
+    doc_suffix, suffix_names = _codes(documents["url_host_registry_suffix"])
     doc_language, language_names = _codes(documents["language"])
     doc_count = len(doc_host)
     if pc.count_distinct(documents["doc_id"]).as_py() != doc_count:
@@ -535,33 +576,12 @@ def pandas_marts(home: Path) -> tuple[dict[str, pd.DataFrame], dict[str, float],
     english = np.array([stratum_of.get(name) == "english" for name in language_names] + [False])
     english_share = np.bincount(doc_host, weights=english[doc_language], minlength=n_hosts)
     english_share = english_share / host_doc_count
-    # the mode of the host's TLD (non-null); hosts with one TLD need no counting
-    with_tld = doc_tld >= 0
-    tld_range = (
-        pd.DataFrame({"host": doc_host[with_tld], "tld": doc_tld[with_tld]})
-        .groupby("host")["tld"]
-        .agg(["min", "max"])
-    )
-    host_tld = np.full(n_hosts, -1, dtype=np.int64)
-    host_tld[tld_range.index.to_numpy()] = tld_range["min"].to_numpy()
-    mixed = tld_range.index[tld_range["min"] != tld_range["max"]].to_numpy()
-    if len(mixed):
-        in_mixed = np.isin(doc_host, mixed) & with_tld
-        counts = (
-            pd.DataFrame({"host": doc_host[in_mixed], "tld": doc_tld[in_mixed]})
-            .value_counts()
-            .reset_index(name="count")
-            .sort_values(["host", "count"], ascending=[True, False])
-        )
-        ties = counts.groupby("host")["count"].apply(
-            lambda c: len(c) > 1 and c.iloc[0] == c.iloc[1]
-        )
-        if ties.any():
-            notes.append(f"{int(ties.sum())} hosts have two most frequent TLDs (mode ambiguous)")
-        top = counts.drop_duplicates("host")
-        host_tld[top["host"].to_numpy()] = top["tld"].to_numpy()
+    # the mode of the host's TLD and of its public suffix (non-null)
+    host_tld = _host_mode(doc_host, doc_tld, n_hosts, "TLDs", notes)
+    host_suffix = _host_mode(doc_host, doc_suffix, n_hosts, "public suffixes", notes)
+    # the macro category of each public suffix: the seed's first matching pattern by priority
     categories = []
-    for name in tld_names:
+    for name in suffix_names:
         matches = [
             (row.match_priority, row.suffix_pattern, row.macro_category)
             for row in tld_seed.itertuples()
@@ -569,9 +589,9 @@ def pandas_marts(home: Path) -> tuple[dict[str, pd.DataFrame], dict[str, float],
         ]
         categories.append(min(matches)[2] if matches else "other_generic")
     category_names = sorted(set(categories) | {"other_generic"})
-    tld_category = np.array([category_names.index(c) for c in categories], dtype=np.int64)
+    suffix_category = np.array([category_names.index(c) for c in categories], dtype=np.int64)
     host_category = np.full(n_hosts, category_names.index("other_generic"), dtype=np.int64)
-    host_category[host_tld >= 0] = tld_category[host_tld[host_tld >= 0]]
+    host_category[host_suffix >= 0] = suffix_category[host_suffix[host_suffix >= 0]]
     host_english = english_share >= config["english_doc_share_threshold"]
     language_stratum_names = ["english", "non_english"]
     host_language = np.where(host_english, 0, 1)
@@ -859,10 +879,12 @@ def pandas_marts(home: Path) -> tuple[dict[str, pd.DataFrame], dict[str, float],
         }
     )
     tld_array = np.array([*tld_names, None], dtype=object)
+    suffix_array = np.array([*suffix_names, None], dtype=object)
     profiles_frame = pd.DataFrame(
         {
             "surt_host_name": host_name_array.to_pandas(),
             "url_host_tld": tld_array[host_tld],
+            "url_host_registry_suffix": suffix_array[host_suffix],
             "tld_macro_category": np.array(category_names, dtype=object)[host_category],
             "language_stratum": np.array(language_stratum_names, dtype=object)[host_language],
             "doc_count": host_doc_count,

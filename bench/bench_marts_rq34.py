@@ -1,7 +1,7 @@
 """The RQ3/RQ4 marts at scale: `dbt build` against the same analyses in pandas/numpy/scipy.
 
 Target (the paper lake: 3.2M classified documents x 6 classifiers, 6 crawls x 5.08M host-index
-rows, 6 crawls of GneissWeb page annotations; 2 cores): each dbt part (RQ3, RQ4) in under
+rows, 6 crawls of page annotations; 2 cores): each dbt part (RQ3, RQ4) in under
 5 minutes with under 8 GB peak memory, and at least 3x faster than a reasonably efficient
 pandas/numpy/scipy implementation of the same analyses.
 
@@ -19,10 +19,13 @@ pandas/numpy/scipy implementation of the same analyses.
    (a part counts when a manifest row names its key, as in the staging models; read with
    bench_marts_rq12's helpers), the registry seed and dbt_project.yml's vars. ``hashlib``'s md5
    for the sample orders (md5_number = the digest as a little-endian 128-bit integer), one numpy
-   sort per seed for the within-host orders, ``cumsum``/``bincount``/``searchsorted`` for the
-   k-samples, the water-filling and the greedy fills, mid-ranks for the Spearman correlations
-   (one argsort, equal to ``scipy.stats.rankdata``'s average ranks; a count when the values
-   are s/k), pyarrow ``index_in`` for the host joins. Time per step and peak memory.
+   sort per seed for the within-host orders (the full crawl's pages keyed by their annotation's
+   page key, HQ by their annotation profile's rule in seeds/annotation_profiles.csv; in RQ4 a
+   crawl without page annotations takes its host-level ones: density = the host's GneissWeb
+   flag, no page counts), ``cumsum``/``bincount``/``searchsorted`` for the k-samples, the
+   water-filling and the greedy fills, mid-ranks for the Spearman correlations (one argsort,
+   equal to ``scipy.stats.rankdata``'s average ranks; a count when the values are s/k),
+   pyarrow ``index_in`` for the host joins. Time per step and peak memory.
 3. Every mart of the warehouse against the pandas numbers, in DuckDB (the pandas frames are
    written as Parquet; fct_host_crawls has 30M rows), joined on their keys: rows only on one
    side, null mismatches, unequal flags and strings, the largest absolute difference and the
@@ -33,7 +36,8 @@ pandas/numpy/scipy implementation of the same analyses.
     .venv/bin/python bench/bench_marts_rq34.py --parts rq4 --no-dbt  # the pandas side only
 
 ``--home`` (default build/paper-home) is a HOSTAWARE_HOME whose lake/ holds documents,
-document_scores, host_ranks, host_index and page_annotations with their manifests; ``--work``
+document_scores, host_ranks, host_index, page_annotations and host_annotations with their
+manifests; ``--work``
 (default build/bench-rq34) gets the warehouses (rq3-models.duckdb, rq4-with-tests.duckdb, ...,
 each deleted first), dbt's targets and logs, the pandas output and DuckDB's spill files;
 ``--threads`` overrides the profile's dbt threads.
@@ -111,6 +115,7 @@ TARGET_RATIO = 3.0
 DEFAULT_HOME = PROJECT / "build" / "paper-home"
 DEFAULT_WORK = PROJECT / "build" / "bench-rq34"
 FLOAT_KEYS = {"budget_share", "coverage_band_lower"}
+SCORE_UNITS = 1e15  # sample_then_deepen's mean scores, in decimal(38, 15)
 RELATIVE_TOLERANCE = 1e-9  # a difference above this (relative) is shown as an example row
 # Tables compared one partition at a time (30M rows at once is a 6 GB hash join).
 PARTITIONS = {"fct_host_crawls": "crawl"}
@@ -146,8 +151,9 @@ TABLES: dict[str, tuple[list[str], list[str], list[str]]] = {
             "crawl surt_host_name",
             "hc_val known_url_count fetched_url_count coverage_rate uncrawled_url_count "
             "annotated_page_count hq_page_count hq_density est_uncrawled_hq",
-            "url_host_tld url_host_registered_domain is_analysed is_low_coverage "
-            "is_below_median_coverage is_top_decile_quality is_hidden_gem",
+            "url_host_tld url_host_registry_suffix url_host_registered_domain annotation_level "
+            "is_analysed is_low_coverage is_below_median_coverage is_top_decile_quality "
+            "is_hidden_gem",
         ),
         (
             "rpt_coverage_quality_correlation",
@@ -274,8 +280,8 @@ def _committed(lake: Path, table: str) -> list[tuple[Path, str]]:
     """The parts of a lake table that a manifest row commits: (path, partition value).
 
     As the staging models join them: documents and their scores by the documents manifest's
-    keys; host_index and page_annotations by their manifest's rows of that table; host_ranks
-    by (key, release) of the graph manifest's host_ranks rows.
+    keys; host_index, page_annotations and host_annotations by their manifest's rows of that
+    table; host_ranks by (key, release) of the graph manifest's host_ranks rows.
     """
     folders = {
         "documents": ["documents"],
@@ -283,7 +289,7 @@ def _committed(lake: Path, table: str) -> list[tuple[Path, str]]:
         "host_ranks": ["host_ranks", "host_vertices", "host_edges"],
     }.get(table, [table])
     manifest = _manifest(lake, folders)
-    if table in ("host_index", "page_annotations", "host_ranks"):
+    if table in ("host_index", "page_annotations", "host_annotations", "host_ranks"):
         manifest = manifest[manifest["lake_table"] == table]
     by_release = table == "host_ranks"
     if by_release:
@@ -379,6 +385,8 @@ class PageSet:
 
     ``scores[i, c]`` is document i's score by classifier c, NaN when c did not score it (then
     i is not a page of c); ``weights`` is each host's centrality w_h (NaN when it has none).
+    ``hq``, when given, flags the HQ pages (the full crawl's, by their profile's rule);
+    otherwise a page is HQ when its score is above the classifier's threshold.
     """
 
     dataset: str
@@ -389,6 +397,7 @@ class PageSet:
     host_names: list[str]
     scores: np.ndarray
     weights: np.ndarray
+    hq: np.ndarray | None = None
 
 
 def _load_classified(lake: Path, config: dict, notes: list[str]) -> PageSet:
@@ -425,11 +434,60 @@ def _load_classified(lake: Path, config: dict, notes: list[str]) -> PageSet:
     )
 
 
+PAGE_ANNOTATION_COLUMNS = [
+    "page_key",
+    "surt_host_name",
+    "annotation_profile",
+    "quality_score",
+    "quality_int_score",
+    "in_gneissweb",
+]
+
+
+def _flagged_pages(
+    lake: Path, crawl: str, config: dict, notes: list[str]
+) -> tuple[pa.Table, np.ndarray, np.ndarray, list[str]]:
+    """A crawl's page annotations (of the ``annotation_profile`` var when set), each HQ by its
+    profile's rule (seeds/annotation_profiles.csv): the rows, is_hq, the score (the quality
+    score, else the flag as 0/1) and the profiles. Rows without their rule's signal are left
+    out (the ingest rejects them)."""
+    parts = [part for part in _committed(lake, "page_annotations") if part[1] == crawl]
+    pages = _read(parts, PAGE_ANNOTATION_COLUMNS)
+    wanted = config.get("annotation_profile")
+    if wanted is not None:
+        pages = pages.filter(pc.equal(pages["annotation_profile"], wanted))
+    profile_code, profile_names = _codes(pages["annotation_profile"])
+    quality = _numbers(pages["quality_score"])
+    int_score = _numbers(pages["quality_int_score"])
+    in_gneissweb = _numbers(pages["in_gneissweb"])
+    rules = _seed("annotation_profiles").set_index("annotation_profile")
+    flag = np.full(pages.num_rows, np.nan)
+    for code, name in enumerate(profile_names):
+        rows = profile_code == code
+        rule, threshold = rules.loc[name, "hq_rule"], rules.loc[name, "hq_threshold"]
+        if rule == "in_gneissweb":
+            values = in_gneissweb[rows]
+        elif rule == "quality_score_above":
+            values = np.where(np.isnan(quality[rows]), np.nan, quality[rows] > threshold)
+        else:  # int_score_at_least
+            values = np.where(np.isnan(int_score[rows]), np.nan, int_score[rows] >= threshold)
+        flag[rows] = values
+    if len(profile_names) > 1:
+        notes.append(
+            f"{crawl}: annotated under {', '.join(profile_names)} (the warehouse refuses this: "
+            "set the annotation_profile var)"
+        )
+    keep = ~np.isnan(flag)
+    if not keep.all():
+        notes.append(f"{crawl}: {int((~keep).sum()):,} page annotations without their signal")
+        pages, flag, quality = pages.filter(pa.array(keep)), flag[keep], quality[keep]
+    score = np.where(np.isnan(quality), flag, quality)
+    return pages, flag > 0, score, profile_names
+
+
 def _load_fullcrawl(lake: Path, config: dict, notes: list[str]) -> PageSet:
     crawl = config["fullcrawl_crawl"]
-    parts = [part for part in _committed(lake, "page_annotations") if part[1] == crawl]
-    annotations = _read(parts, ["doc_id", "surt_host_name", "cosmo_fasttext_score"])
-    annotations = annotations.filter(pc.is_valid(annotations["cosmo_fasttext_score"]))
+    annotations, is_hq, score, profiles = _flagged_pages(lake, crawl, config, notes)
     doc_host, host_names = _codes(annotations["surt_host_name"])
     index = [part for part in _committed(lake, "host_index") if part[1] == crawl]
     host_index = _read(index, ["surt_host_name", "hcrank"])
@@ -437,23 +495,27 @@ def _load_fullcrawl(lake: Path, config: dict, notes: list[str]) -> PageSet:
     hc = _numbers(host_index["hcrank"])
     weights = np.where(row >= 0, hc[row] if len(hc) else np.nan, np.nan)
     notes.append(
-        f"fullcrawl ({crawl}): {annotations.num_rows:,} annotated pages, {len(host_names):,} "
-        f"hosts, {int((row < 0).sum()):,} of them without a host-index row"
+        f"fullcrawl ({crawl}, {', '.join(profiles) or 'no profile'}): {annotations.num_rows:,} "
+        f"annotated pages, {len(host_names):,} hosts, {int((row < 0).sum()):,} of them without "
+        "a host-index row"
     )
     return PageSet(
         "fullcrawl",
-        ["gneissweb_quality"],
-        np.array([float(config["hq_threshold_default"])]),
-        pc.cast(annotations["doc_id"], pa.binary()).to_pylist(),
+        profiles[:1],  # the full crawl's signal is named by its annotation profile
+        np.array([math.nan]),
+        pc.cast(annotations["page_key"], pa.binary()).to_pylist(),
         doc_host,
         host_names,
-        _numbers(annotations["cosmo_fasttext_score"]).reshape(-1, 1),
+        score.reshape(-1, 1)[:, : len(profiles[:1])],
         weights,
+        hq=is_hq.reshape(-1, 1)[:, : len(profiles[:1])],
     )
 
 
 def _sample_order(doc_ids: list[bytes], doc_host: np.ndarray, seed: int) -> np.ndarray:
-    """Documents by host, then md5_number(doc_id || ':' || seed) ascending (ties: doc_id)."""
+    """Documents by host, then md5_number(doc_id || ':' || seed) ascending (ties: doc_id).
+
+    A full-crawl page's doc_id is its annotation's page key."""
     high, low = _md5_order(doc_ids, f":{seed}")
     bits = max(1, int(doc_host.max(initial=0)).bit_length())
     # one uint64 key: the host in the high bits, the md5's leading bits below it
@@ -528,7 +590,7 @@ def rq3_dataset(pages: PageSet, config: dict, steps: Steps) -> tuple[list[dict],
     n_hosts = len(pages.host_names)
     n_classifiers = len(pages.classifiers)
     is_page = ~np.isnan(pages.scores)
-    is_hq = pages.scores > pages.thresholds  # NaN > t is False
+    is_hq = pages.hq if pages.hq is not None else pages.scores > pages.thresholds  # NaN: False
     host_pages = np.stack(
         [
             np.bincount(pages.doc_host, weights=is_page[:, c], minlength=n_hosts)
@@ -590,7 +652,11 @@ def rq3_dataset(pages: PageSet, config: dict, steps: Steps) -> tuple[list[dict],
             # ---- A6: the first min(n_h, depth_k) pages of each universe host
             head = position < depth_k
             sample_hq = np.bincount(hosts[head], weights=hq[head], minlength=n_hosts)
-            sample_sum = np.bincount(hosts[head], weights=score[head], minlength=n_hosts)
+            # the sample's mean score as the model takes it: scores in decimal(38, 15), so
+            # means equal in 15 decimals tie (then the md5 of the host decides); in units of
+            # 1e-15 the sums are exact integers and equal means divide to the same double
+            units = np.round(score[head] * SCORE_UNITS)
+            sample_sum = np.bincount(hosts[head], weights=units, minlength=n_hosts)
             taken = np.minimum(host_pages[c], depth_k)
             depth_hq[c][seed - 1] = sample_hq[universe[c]]
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -776,20 +842,14 @@ def rq4_marts(home: Path, out: Path, steps: Steps, notes: list[str]) -> None:
     config = _config()
     lake = home / "lake"
     min_annotated = int(config["rq4_min_annotated_pages"])
-    hq_threshold = float(config["hq_threshold_default"])
     low_threshold = float(config["low_coverage_threshold"])
     top_quantile = float(config["top_quality_quantile"])
     # SPEC §5 #13: the fetched count (the contract's default, nutch_fetched, or fetch_200)
     fetched_column = {"fetched_url_count": "nutch_fetched", "fetch_200_count": "fetch_200"}[
         config.get("rq4_fetched_count", "fetched_url_count")
     ]
-    if config.get("rq4_hq_annotation", "quality_score") != "quality_score":
-        notes.append(
-            f"rq4_hq_annotation is {config['rq4_hq_annotation']}: this implements the contract's "
-            "HQ = gneissweb_quality_score > 0.5 only, so the HQ counts will differ"
-        )
     index_parts = _committed(lake, "host_index")
-    annotation_parts = _committed(lake, "page_annotations")
+    host_annotation_parts = _committed(lake, "host_annotations")
     crawls = sorted({value for _, value in index_parts})
     classified_names, registry, classifier_hosts = _classifier_medians(lake, config)
     steps.done("classified host medians")
@@ -803,6 +863,7 @@ def rq4_marts(home: Path, out: Path, steps: Steps, notes: list[str]) -> None:
             [
                 "surt_host_name",
                 "url_host_tld",
+                "url_host_registry_suffix",
                 "url_host_registered_domain",
                 "hcrank",
                 "nutch_num_records",
@@ -810,10 +871,13 @@ def rq4_marts(home: Path, out: Path, steps: Steps, notes: list[str]) -> None:
                 *(["fetch_200"] if fetched_column == "fetch_200" else []),
             ],
         )
-        annotations = _read(
-            [part for part in annotation_parts if part[1] == crawl],
-            ["surt_host_name", "cosmo_fasttext_score"],
-        )
+        annotations, is_hq, _, _ = _flagged_pages(lake, crawl, config, notes)
+        host_level = annotations.num_rows == 0  # then the crawl's host-level annotations
+        if host_level:
+            annotations = _read(
+                [part for part in host_annotation_parts if part[1] == crawl],
+                ["surt_host_name", "in_gneissweb"],
+            )
         host_rows += index.num_rows
         annotation_rows += annotations.num_rows
         steps.done("read host index and annotations")
@@ -821,22 +885,37 @@ def rq4_marts(home: Path, out: Path, steps: Steps, notes: list[str]) -> None:
         annotation_host, annotation_names = _codes(annotations["surt_host_name"])
         name_row = _lookup(pa.array(annotation_names, pa.string()), index["surt_host_name"])
         row = name_row[annotation_host] if len(annotation_host) else annotation_host
-        score = _numbers(annotations["cosmo_fasttext_score"])
-        scored = (row >= 0) & ~np.isnan(score)
         n_rows = index.num_rows
-        annotated = np.bincount(row[scored], minlength=n_rows)
-        hq_pages = np.bincount(row[scored], weights=score[scored] > hq_threshold, minlength=n_rows)
-        hq_pages = hq_pages.astype(np.int64)
+        indexed = row >= 0
+        level = np.full(n_rows, None, dtype=object)
+        if host_level:  # one row per host: its GneissWeb flag is its density, no page counts
+            flag = _numbers(annotations["in_gneissweb"])
+            level[row[indexed]] = "host"
+            annotated = np.zeros(n_rows, dtype=np.int64)
+            hq_pages = np.zeros(n_rows, dtype=np.int64)
+            density = np.full(n_rows, np.nan)
+            density[row[indexed]] = flag[indexed]
+            counted = level != "host"  # page counts: 0 without annotation, null at host level
+        else:
+            annotated = np.bincount(row[indexed], minlength=n_rows)
+            hq_pages = np.bincount(row[indexed], weights=is_hq[indexed], minlength=n_rows)
+            hq_pages = hq_pages.astype(np.int64)
+            level[annotated > 0] = "page"
+            with np.errstate(invalid="ignore", divide="ignore"):
+                density = np.where(annotated > 0, hq_pages / annotated, np.nan)
+            counted = np.ones(n_rows, dtype=bool)
         missing_hosts = int((name_row < 0).sum())
-        del annotations, annotation_host, row, score
+        del annotations, annotation_host, row
         steps.done("join annotations to hosts (index_in, bincount)")
         known = _numbers(index["nutch_num_records"])
         fetched = _numbers(index[fetched_column])
         with np.errstate(invalid="ignore", divide="ignore"):
-            coverage = np.where(known > 0, np.minimum(fetched / known, 1.0), np.nan)
+            covered = (known > 0) & ~np.isnan(fetched)
+            coverage = np.where(covered, np.minimum(fetched / known, 1.0), np.nan)
             uncrawled = np.maximum(known - fetched, 0.0)
-            density = np.where(annotated > 0, hq_pages / annotated, np.nan)
-        analysed = (known > 0) & (annotated >= min_annotated)
+        # a null fetched count leaves the coverage unknown: not analysed
+        enough = (level == "host") | (annotated >= min_annotated)
+        analysed = covered & enough
         est = np.where(analysed, uncrawled * density, np.nan)
         a_coverage, a_density, a_est = coverage[analysed], density[analysed], est[analysed]
         n_analysed = int(analysed.sum())
@@ -864,14 +943,16 @@ def rq4_marts(home: Path, out: Path, steps: Steps, notes: list[str]) -> None:
                 "crawl": pa.array([crawl] * n_rows, pa.string()),
                 "surt_host_name": index["surt_host_name"],
                 "url_host_tld": index["url_host_tld"],
+                "url_host_registry_suffix": index["url_host_registry_suffix"],
                 "url_host_registered_domain": index["url_host_registered_domain"],
+                "annotation_level": pa.array(level, pa.string()),
                 "hc_val": index["hcrank"],
                 "known_url_count": index["nutch_num_records"],
                 "fetched_url_count": index[fetched_column],
                 "coverage_rate": pa.array(coverage, from_pandas=True),
                 "uncrawled_url_count": pa.array(uncrawled, from_pandas=True),
-                "annotated_page_count": annotated,
-                "hq_page_count": hq_pages,
+                "annotated_page_count": pa.array(annotated, mask=~counted),
+                "hq_page_count": pa.array(hq_pages, mask=~counted),
                 "hq_density": pa.array(density, from_pandas=True),
                 "is_analysed": analysed,
                 "est_uncrawled_hq": pa.array(est, from_pandas=True),
@@ -885,22 +966,25 @@ def rq4_marts(home: Path, out: Path, steps: Steps, notes: list[str]) -> None:
         pq.write_table(fct, fct_folder / f"crawl={crawl}.parquet")
         steps.done("write fct_host_crawls")
 
-        # ---- coverage vs quality
-        signal_rows.append(
-            {
-                "crawl": crawl,
-                "signal": "gneissweb_quality",
-                "signal_source": "gneissweb_annotations",
-                "host_count": n_analysed,
-                "spearman_rho": _spearman(a_coverage, a_density),
-            }
-        )
+        # ---- coverage vs quality (a signal without hosts has no row)
+        if n_analysed:
+            signal_rows.append(
+                {
+                    "crawl": crawl,
+                    "signal": "annotations",
+                    "signal_source": "crawl_annotations",
+                    "host_count": n_analysed,
+                    "spearman_rho": _spearman(a_coverage, a_density),
+                }
+            )
         classified_row = _lookup(classified_names, index["surt_host_name"])
         for classifier, (hosts, medians) in zip(registry, classifier_hosts, strict=True):
             rows_of = classified_row[hosts]
             pair = rows_of >= 0
             pair[pair] = analysed[rows_of[pair]]
             x, y = coverage[rows_of[pair]], medians[pair]
+            if not pair.any():  # no host: no row (as for a crawl without analysed hosts)
+                continue
             signal_rows.append(
                 {
                     "crawl": crawl,
@@ -1344,7 +1428,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     print(f"cores: {psutil.cpu_count()}, memory: {_gb(psutil.virtual_memory().total):.1f} GiB")
     print(f"home: {home}\nwork folder (warehouses, targets, logs, pandas output): {work}")
-    for table in ("documents", "host_index", "page_annotations"):
+    for table in ("documents", "host_index", "page_annotations", "host_annotations"):
         files = len(list((lake / table).glob("*=*/part-*.parquet")))
         committed = len(_committed(lake, table))
         print(f"lake {table}: {committed} committed parts of {files} part files")

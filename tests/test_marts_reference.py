@@ -24,7 +24,10 @@ The reference implements the SPEC §4 definitions directly:
 * A4 yield curves: each policy's host order built in Python and walked with exact fractions:
   whole hosts while they fit in the budget (budget_share × pages, the share read as the
   decimal written in dbt_project.yml), the boundary host in part; distinct non-null TLDs of
-  the touched hosts.
+  the touched hosts, a TLD being the host's last label (``url_host_tld``: uk for ac.uk).
+* TLD macro categories (A3's strata): the tld_macro_categories seed's patterns (SQL LIKE, the
+  first match by priority) over the host's public suffix (``url_host_registry_suffix``:
+  ac.uk is academic, co.uk commercial, uk a country code), the mode of its documents'.
 
 Besides, the adversarial build must pass its own dbt data tests, and the correlation mart's
 compiled SQL, rerun with several threads (so DuckDB sums in varying orders), must stay within
@@ -61,6 +64,13 @@ def _seed(name: str) -> pd.DataFrame:
 
 
 REGISTRY = _seed("classifier_registry")
+DOCUMENT_COLUMNS = [
+    "doc_id",
+    "surt_host_name",
+    "url_host_tld",
+    "url_host_registry_suffix",
+    "language",
+]
 TLD_CATEGORIES = _seed("tld_macro_categories")
 LANGUAGE_STRATA = _seed("language_strata")
 GRAPH_RELEASES = _seed("graph_releases")
@@ -73,7 +83,7 @@ GRAPH_RELEASES = _seed("graph_releases")
 class Inputs:
     """The raw rows the marts are computed from (committed lake rows only)."""
 
-    documents: pd.DataFrame  # doc_id, surt_host_name, url_host_tld, language
+    documents: pd.DataFrame  # DOCUMENT_COLUMNS
     scores: pd.DataFrame  # doc_id, classifier, score
     host_ranks: pd.DataFrame  # release, surt_host_name, hc_val, pr_val
     host_crawls: pd.DataFrame  # crawl, surt_host_name, fetched_url_count
@@ -100,7 +110,7 @@ def adversarial_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse
     warehouse_fixture.write_lake(home, lake.files)
     build = warehouse_fixture.build_warehouse(home, warehouse_fixture.RQ12_MARTS)
     inputs = Inputs(
-        documents=lake.documents[["doc_id", "surt_host_name", "url_host_tld", "language"]],
+        documents=lake.documents[DOCUMENT_COLUMNS],
         scores=lake.document_scores[["doc_id", "classifier", "score"]],
         host_ranks=lake.host_ranks[["release", "surt_host_name", "hc_val", "pr_val"]],
         host_crawls=lake.host_index.rename(columns={"nutch_fetched": "fetched_url_count"})[
@@ -114,8 +124,7 @@ def adversarial_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse
 def tiny_warehouse() -> Warehouse:
     path = warehouse_fixture.tiny_warehouse_or_skip()
     queries = {
-        "documents": "select doc_id, surt_host_name, url_host_tld, language "
-        "from stg_crawl__documents",
+        "documents": f"select {', '.join(DOCUMENT_COLUMNS)} from stg_crawl__documents",
         "scores": "select doc_id, classifier, score from stg_crawl__document_scores",
         "host_ranks": "select release, surt_host_name, hc_val, pr_val "
         "from stg_webgraph__host_ranks",
@@ -211,13 +220,14 @@ def _like(pattern: str) -> re.Pattern:
     return re.compile("".join(wildcards.get(char, re.escape(char)) for char in pattern) + r"\Z")
 
 
-def _tld_category(tld: str | None) -> str:
-    if tld is None or pd.isna(tld):
+def suffix_category(suffix: str | None) -> str:
+    """The macro category of a public suffix: the first seed pattern it matches by priority."""
+    if suffix is None or pd.isna(suffix):
         return "other_generic"
     matches = [
         (row.match_priority, row.suffix_pattern, row.macro_category)
         for row in TLD_CATEGORIES.itertuples()
-        if _like(row.suffix_pattern).match(tld)
+        if _like(row.suffix_pattern).match(suffix)
     ]
     return min(matches)[2] if matches else "other_generic"
 
@@ -252,16 +262,19 @@ def hosts_profiled(inputs: Inputs) -> pd.DataFrame:
     strata = LANGUAGE_STRATA.set_index("language")["language_stratum"]
     documents["is_english"] = documents["language"].map(strata).eq("english")
     groups = documents.groupby("surt_host_name")
-    tlds = groups["url_host_tld"].agg(lambda values: sorted(set(values.dropna())))
-    assert tlds.map(len).max() <= 1, "a host with two public suffixes: its mode is ambiguous"
+    names = {}
+    for column in ("url_host_tld", "url_host_registry_suffix"):
+        values = groups[column].agg(lambda values: sorted(set(values.dropna())))
+        assert values.map(len).max() <= 1, f"a host with two {column}: its mode is ambiguous"
+        names[column] = values.map(lambda values: values[0] if values else None)
     hosts = pd.DataFrame(
         {
             "doc_count": groups.size(),
             "english_doc_share": groups["is_english"].mean(),
-            "url_host_tld": tlds.map(lambda values: values[0] if values else None),
+            **names,
         }
     ).reset_index()
-    hosts["tld_macro_category"] = hosts["url_host_tld"].map(_tld_category)
+    hosts["tld_macro_category"] = hosts["url_host_registry_suffix"].map(suffix_category)
     hosts["language_stratum"] = np.where(
         hosts["english_doc_share"] >= VARS["english_doc_share_threshold"],
         "english",
@@ -654,6 +667,14 @@ def test_adversarial_fixture_has_its_edge_cases(adversarial_warehouse: Warehouse
     assert not profiled.loc[profiled["doc_count"] >= 3, "is_in_graph"].all()
     assert profiled["url_host_tld"].isna().any()
     assert set(profiled["tld_macro_category"]) == set(TLD_CATEGORIES["macro_category"])
+    # suffixes whose category their last label would not give (uk is a country code)
+    by_label = profiled["url_host_tld"].map(suffix_category)
+    differs = profiled[by_label != profiled["tld_macro_category"]]
+    assert set(differs["tld_macro_category"]) >= {"academic", "commercial", "government"}
+    assert (profiled["url_host_registry_suffix"] == "uk").any()
+    # several suffixes share a last label: the TLD counts see fewer TLDs than suffixes
+    universe = host_universe(inputs)
+    assert universe["url_host_tld"].nunique() < universe["url_host_registry_suffix"].nunique()
     in_scope = host_stats[host_stats["doc_count"] >= 3]
     tied_medians = in_scope.groupby("classifier")["quality_score_median"].agg(
         lambda medians: medians.duplicated().sum()
@@ -696,7 +717,13 @@ def test_hosts_profiled(warehouse: Warehouse):
         hosts_profiled(warehouse.inputs),
         keys=["surt_host_name"],
         numeric=["doc_count", "english_doc_share", "hc_val", "pr_val", "fetched_url_count"],
-        exact=("url_host_tld", "tld_macro_category", "language_stratum", "is_in_graph"),
+        exact=(
+            "url_host_tld",
+            "url_host_registry_suffix",
+            "tld_macro_category",
+            "language_stratum",
+            "is_in_graph",
+        ),
     )
 
 
@@ -873,6 +900,14 @@ def test_host_ordering_at_budget(warehouse: Warehouse, reference_curves: pd.Data
             "tld_ratio_vs_random",
         ],
     )
+
+
+def test_suffix_categories_follow_the_public_suffix():
+    assert suffix_category("ac.uk") == "academic" and suffix_category("uk") == "country_code"
+    assert suffix_category("co.uk") == "commercial" and suffix_category("com.au") == "commercial"
+    assert suffix_category("gov.uk") == suffix_category("gouv.fr") == "government"
+    assert suffix_category("org.uk") == "organisation" and suffix_category("edu") == "academic"
+    assert suffix_category("info") == "other_generic" and suffix_category(None) == "other_generic"
 
 
 def test_reference_walk_takes_whole_hosts_then_part_of_the_boundary_host():
