@@ -1,8 +1,9 @@
 """A user's own crawl builds green: the tiny crawl under other crawl and release names.
 
 The tiny crawl's lake (the one `make dbt-test-build` ingested, beside the warehouse
-``HOSTAWARE_TEST_WAREHOUSE`` names) is copied with every ``crawl=`` and ``release=`` partition
-renamed to other published crawls and releases, in the same order, and built again with the
+``HOSTAWARE_TEST_WAREHOUSE`` names) is copied with every ``crawl=`` and ``release=`` partition,
+and the manifests' crawl and release, renamed to other published crawls and releases, in the
+same order (as an ingest under those names would have written it), and built again with the
 vars naming them. The build must pass every model, unit and data test, and every mart must hold
 the same rows as the tiny crawl's own warehouse once the names are mapped back: nothing in the
 project may depend on the default names.
@@ -19,6 +20,8 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import warehouse_fixture
 
@@ -50,8 +53,19 @@ BACK = {new: old for old, new in {**CRAWLS, **RELEASES}.items()}
 MARTS = sorted(path.stem for path in (PROJECT / "models" / "marts").rglob("*.sql"))
 
 
+def _renamed_manifest(source: Path, destination: Path) -> None:
+    """A manifest file with its rows' crawl (comma-separated) and release renamed."""
+    rows = pq.read_table(source).to_pylist()
+    for row in rows:
+        if row.get("crawl"):
+            row["crawl"] = ",".join(CRAWLS[crawl] for crawl in row["crawl"].split(","))
+        if row.get("release"):
+            row["release"] = RELEASES[row["release"]]
+    pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(source)), destination)
+
+
 def _renamed_lake(source: Path, target: Path) -> None:
-    """Copy a lake, renaming every crawl= and release= folder."""
+    """Copy a lake, renaming every crawl= and release= folder and the manifests' names."""
     for path in sorted(source.rglob("*")):
         if not path.is_file() or path.name.startswith("."):
             continue
@@ -65,7 +79,10 @@ def _renamed_lake(source: Path, target: Path) -> None:
             parts.append(part)
         destination = target.joinpath(*parts)
         destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, destination)
+        if parts[0] == "_manifest":
+            _renamed_manifest(path, destination)
+        else:
+            shutil.copyfile(path, destination)
 
 
 @pytest.fixture(scope="module")
