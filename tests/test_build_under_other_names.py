@@ -116,7 +116,7 @@ def _canonical(frame: pd.DataFrame) -> pd.DataFrame:
     """Names mapped back, rows in one order, numbers rounded for the order only."""
     frame = frame.copy()
     for column in frame.columns:
-        if frame[column].dtype == object:
+        if pd.api.types.is_string_dtype(frame[column]) or frame[column].dtype == object:
             frame[column] = frame[column].map(lambda value: BACK.get(value, value))
     keys = [
         frame[column].round(9) if pd.api.types.is_float_dtype(frame[column]) else frame[column]
