@@ -16,7 +16,7 @@ threshold can change without re-ingesting. Its rows and :data:`PROFILES` name th
 The profiles (sources in each profile's ``source``):
 
 ``cc_gneissweb_urls``
-    Common Crawl's URL-level GneissWeb annotations (``commoncrawl/gneissweb-annotation-url-
+    Common Crawl URL-level GneissWeb annotations (``commoncrawl/gneissweb-annotation-url-
     testing-v1``; ``s3://commoncrawl/projects/gneissweb-annotation-testing-v1/urls/crawl=…/``):
     ``url_surtkey``, ``fetch_time``, ``in_gneissweb`` and the four ``gneissweb_<category>``
     scores; no ``id``, no ``url``. A page is keyed by ``url_surtkey`` + ``fetch_time`` within its
@@ -24,7 +24,7 @@ The profiles (sources in each profile's ``source``):
     its host is the host part of the SURT key. Quality: ``in_gneissweb``, the page is in
     GneissWeb (IBM's Bloom filter of kept FineWeb ids).
 ``cc_gneissweb_hosts``
-    Common Crawl's host-level GneissWeb annotations (``…-host-testing-v1``; ``…/hosts/crawl=…/``):
+    Common Crawl host-level GneissWeb annotations (``…-host-testing-v1``; ``…/hosts/crawl=…/``):
     ``surt_host_name``, the four category scores and ``in_gneissweb``, keyed by
     ``surt_host_name`` + ``crawl``. The card calls ``in_gneissweb`` a "Boolean flag for GneissWeb
     inclusion"; at host level we read it as "the host has pages in GneissWeb". Lands in the lake
@@ -161,7 +161,7 @@ PROFILES: dict[str, AnnotationProfile] = {
         AnnotationProfile(
             name="cc_gneissweb_urls",
             level=PAGE,
-            title="Common Crawl's URL-level GneissWeb annotations",
+            title="Common Crawl URL-level GneissWeb annotations",
             source="https://huggingface.co/datasets/commoncrawl/gneissweb-annotation-url-testing-v1",
             read=(
                 ("url_surtkey", pa.string()),
@@ -181,7 +181,7 @@ PROFILES: dict[str, AnnotationProfile] = {
         AnnotationProfile(
             name="cc_gneissweb_hosts",
             level=HOST,
-            title="Common Crawl's host-level GneissWeb annotations",
+            title="Common Crawl host-level GneissWeb annotations",
             source="https://huggingface.co/datasets/commoncrawl/gneissweb-annotation-host-testing-v1",
             read=(
                 ("surt_host_name", pa.string()),
@@ -200,7 +200,7 @@ PROFILES: dict[str, AnnotationProfile] = {
         AnnotationProfile(
             name="dpk_gneissweb",
             level=PAGE,
-            title="FineWeb rows annotated by data-prep-kit's GneissWeb transform",
+            title="FineWeb rows annotated by the data-prep-kit GneissWeb transform",
             source=(
                 "https://github.com/data-prep-kit/data-prep-kit/tree/dev/transforms/language/"
                 "gneissweb_classification"

@@ -81,6 +81,7 @@ def test_every_profile_has_a_row_in_the_seed_and_no_other():
     for name, profile in PROFILES.items():
         assert seed[name]["annotation_level"] == profile.level
         assert seed[name]["source"] == profile.source
+        assert seed[name]["title"] == profile.title
 
 
 def test_common_crawls_url_level_annotations_land_keyed_by_surt_key_and_fetch_time(
