@@ -835,3 +835,30 @@ def test_hostdb_totals_follow_the_crawldb(demo_crawl: Crawl):
         assert rows["unfetched"] == pytest.approx(status["unfetched"] / rest, abs=0.01)
         assert rows["gone"] == pytest.approx(status["gone"] / rest, abs=0.01)
         assert rows["not_modified"] == pytest.approx(status["notModified"] / rest, abs=0.01)
+
+
+def test_the_demos_annotation_and_host_index_files_have_the_real_schemas(tiny_crawl: Crawl):
+    """Written as the real-bytes fixtures (built from Common Crawl's own sources) state them."""
+    import importlib.util
+
+    def builder(relative: str):
+        path = Path(__file__).resolve().parent / "fixtures" / "real" / relative
+        spec = importlib.util.spec_from_file_location(path.stem.replace("-", "_"), path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    formats = builder("annotations/make_fixtures.py")
+    root = tiny_crawl.root / "gneissweb-annotations"
+    for path in sorted(root.glob("urls/crawl=*/*.parquet")):
+        assert pq.read_schema(path).remove_metadata() == formats.URL_SCHEMA, path
+    for path in sorted(root.glob("hosts/crawl=*/*.parquet")):
+        assert pq.read_schema(path).remove_metadata() == formats.HOST_SCHEMA, path
+    v2 = builder("host-index/make_fixture.py").SCHEMA
+    for path in sorted((tiny_crawl.root / "host-index").glob("crawl=*/*.parquet")):
+        if "CC-MAIN-2021-04" in str(path):  # the partition whose schema drifts on purpose
+            continue
+        names = pq.read_schema(path).names
+        assert sorted(names) == sorted(v2.names), path
+        for name in names:
+            assert pq.read_schema(path).field(name).type == v2.field(name).type, (path, name)
