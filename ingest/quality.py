@@ -39,6 +39,7 @@ import numpy as np
 __all__ = [
     "ANY_LABELS",
     "PRECOMPUTED_TRANSFORMS",
+    "REGISTRY_COLUMNS",
     "ClassifierEntry",
     "ClassifierError",
     "FastTextScorer",
@@ -51,15 +52,26 @@ ANY_LABELS = "*"  # registry `labels` value: the model's own labels, whatever th
 PRECOMPUTED_TRANSFORMS = ("precomputed", "precomputed_clipped")
 _FASTTEXT_TRANSFORMS = ("p_positive", "expected_value")
 _KINDS = ("quality", "topic")
-_REQUIRED_COLUMNS = (
+# The registry's columns, in the seed's order (seeds/classifier_registry.csv).
+REGISTRY_COLUMNS = (
     "classifier",
+    "style",
     "kind",
     "model_path",
     "labels",
     "positive_label",
     "label_values",
     "score_transform",
+    "score_scale",
     "hq_threshold",
+    "is_english_trained",
+)
+# Those a registry file must have (older registries lack score_scale; style and
+# is_english_trained are for the warehouse, not the ingest).
+_REQUIRED_COLUMNS = tuple(
+    column
+    for column in REGISTRY_COLUMNS
+    if column not in ("style", "score_scale", "is_english_trained")
 )
 
 

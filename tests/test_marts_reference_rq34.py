@@ -1383,11 +1383,12 @@ def test_sample_size_correlation(warehouse: Warehouse, samples):
     )
 
 
-def test_depth_policy_curves(warehouse: Warehouse, samples):
+def _assert_depth_policy_curves(warehouse: Warehouse, expected: pd.DataFrame) -> None:
+    """rpt_depth_policy_curves of a warehouse against its reference rows."""
     assert_matches(
         f"{warehouse.name} rpt_depth_policy_curves",
         rq12._budget_key(warehouse.table("rpt_depth_policy_curves")),
-        rq12._budget_key(depth_policy_curves(warehouse.inputs, samples)),
+        rq12._budget_key(expected),
         keys=["dataset", "classifier", "policy", "budget_share"],
         numeric=[
             "host_count",
@@ -1404,6 +1405,10 @@ def test_depth_policy_curves(warehouse: Warehouse, samples):
         ],
         exact=("is_feasible",),
     )
+
+
+def test_depth_policy_curves(warehouse: Warehouse, samples):
+    _assert_depth_policy_curves(warehouse, depth_policy_curves(warehouse.inputs, samples))
 
 
 def test_rq3_of_a_url_keyed_full_crawl(url_keyed_fullcrawl_warehouse: Warehouse):
@@ -1432,26 +1437,7 @@ def test_rq3_of_a_url_keyed_full_crawl(url_keyed_fullcrawl_warehouse: Warehouse)
             "spearman_rho_max",
         ],
     )
-    assert_matches(
-        f"{warehouse.name} rpt_depth_policy_curves",
-        rq12._budget_key(warehouse.table("rpt_depth_policy_curves")),
-        rq12._budget_key(depth_policy_curves(warehouse.inputs, samples, other)),
-        keys=["dataset", "classifier", "policy", "budget_share"],
-        numeric=[
-            "host_count",
-            "total_page_count",
-            "total_hq_page_count",
-            "budget_pages",
-            "pages_fetched",
-            "hq_expected",
-            "hq_expected_sd",
-            "yield_per_fetch",
-            "ratio_vs_uniform",
-            "min_feasible_budget_share",
-            "seed_count",
-        ],
-        exact=("is_feasible",),
-    )
+    _assert_depth_policy_curves(warehouse, depth_policy_curves(warehouse.inputs, samples, other))
 
 
 # ----------------------------------------------------------------------- A7-A12

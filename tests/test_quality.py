@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ingest.quality import (
+    REGISTRY_COLUMNS,
     ClassifierEntry,
     ClassifierError,
     FastTextScorer,
@@ -186,19 +187,7 @@ def test_a_malformed_registry_row_names_file_and_line(tmp_path: Path):
         load_registry(registry, tmp_path)
 
 
-_COLUMNS = (
-    "classifier",
-    "style",
-    "kind",
-    "model_path",
-    "labels",
-    "positive_label",
-    "label_values",
-    "score_transform",
-    "score_scale",
-    "hq_threshold",
-    "is_english_trained",
-)
+_COLUMNS = REGISTRY_COLUMNS
 _GOOD = {
     "classifier": "ok",
     "style": "s",

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ingest.quality import REGISTRY_COLUMNS
 from ingest.synth.config import CLASSIFIERS, LANGUAGES
 from ingest.synth.text import (
     LOGIT_RANGE,
@@ -50,20 +51,6 @@ _LENGTH_DIVISOR = 4  # training documents are a quarter of a demo page's length
 
 # Language mix of the training documents (the sample's languages, English first).
 _TRAINING_LANGUAGE_SHARE = np.array([0.44, 0.1, 0.07, 0.08, 0.07, 0.1, 0.07, 0.07])
-
-REGISTRY_COLUMNS = (
-    "classifier",
-    "style",
-    "kind",
-    "model_path",
-    "labels",
-    "positive_label",
-    "label_values",
-    "score_transform",
-    "score_scale",
-    "hq_threshold",
-    "is_english_trained",
-)
 
 
 def _label_columns(rng: np.random.Generator, written: np.ndarray) -> tuple[list[list[str]], dict]:
