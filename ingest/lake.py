@@ -110,6 +110,7 @@ class IngestReport:
     written: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     examples: list[str] = field(default_factory=list)  # "file:where: reason: text", the first few
+    nulled: Counter[str] = field(default_factory=Counter)  # values nulled in written records
     drift: list[str] = field(default_factory=list)  # schema differences met and how they were read
 
     def reject(self, reason: str, where: str | int, text: str, count: int = 1) -> None:
@@ -124,6 +125,19 @@ class IngestReport:
         self.rejected[reason] += count
         if len(self.examples) < _EXAMPLES:
             self.examples.append(f"{self.path}:{where}: {reason}: {text[:160]!r}")
+
+    def null(self, reason: str, where: str | int, text: str, count: int = 1) -> None:
+        """Count values set to null in records that are still written (a NaN rank, say).
+
+        Args:
+            reason: a short snake_case reason (``non_finite_hc_val``).
+            where: the line number or record position in the file.
+            text: the value or record as read (shortened).
+            count: how many values this call nulls (one example is kept).
+        """
+        self.nulled[reason] += count
+        if len(self.examples) < _EXAMPLES:
+            self.examples.append(f"{self.path}:{where}: {reason} (nulled): {text[:160]!r}")
 
     def reject_rows(
         self,
@@ -358,8 +372,10 @@ def commit_manifest(
         "records_rejected": report.rejected_count,
         "rejected_by_reason": sorted(report.rejected.items()),
         "rejected_examples": list(report.examples),
+        "nulled_by_reason": sorted(report.nulled.items()),
         "schema_drift": list(report.drift),
         "output_files": output_files,
+        "output_sizes": [(lake / relative).stat().st_size for relative in output_files],
         "started_at": started_at,
         "finished_at": datetime.now(UTC),
     }

@@ -69,8 +69,11 @@ MANIFEST = pa.schema(
         pa.field("records_rejected", pa.int64(), nullable=False),
         pa.field("rejected_by_reason", pa.map_(pa.string(), pa.int64())),
         pa.field("rejected_examples", pa.list_(pa.string())),  # "file:line: reason: text"
+        # values set to null in records that were still written (a NaN rank, a bad cld2 field)
+        pa.field("nulled_by_reason", pa.map_(pa.string(), pa.int64())),
         pa.field("schema_drift", pa.list_(pa.string())),  # how the input's schema differed
         pa.field("output_files", pa.list_(pa.string())),
+        pa.field("output_sizes", pa.list_(pa.int64())),  # bytes of each output file, same order
         pa.field("started_at", pa.timestamp("us", tz="UTC")),
         pa.field("finished_at", pa.timestamp("us", tz="UTC")),
     ]
