@@ -1,4 +1,11 @@
-"""Command line of the ingest package: ``python -m ingest <command> …``."""
+"""Command line of the ingest package: ``python -m ingest <command> …``.
+
+Exit status: 0 when every input was ingested or skipped as committed already; 2 with one line
+``python -m ingest <command>: error: <message>`` on standard error when arguments or inputs are
+refused (the message names the file and, for a record, where it is); 1 with one line
+``… internal error …`` for a bug (``--verbose`` shows its traceback). A file refused never
+undoes the files committed before it.
+"""
 
 from __future__ import annotations
 
@@ -84,6 +91,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="ingest files whose warcinfo isPartOf names another crawl, as --crawl",
     )
+    documents.add_argument(
+        "--replace",
+        action="store_true",
+        help="ingest files already in the lake again (to move a file to another --crawl)",
+    )
 
     graph = commands.add_parser(
         "graph", help="web-graph ranks (and vertices, edges) of one release -> lake"
@@ -131,6 +143,11 @@ def _parser() -> argparse.ArgumentParser:
             default=0,
             help="processes, one file each (0: one per core, at most 4)",
         )
+        command.add_argument(
+            "--replace",
+            action="store_true",
+            help="ingest files already in the lake again (to move a file to another crawl)",
+        )
     scores = commands.add_parser(
         "scores",
         help="document scores computed elsewhere (Parquet/CSV) of precomputed classifiers -> lake",
@@ -170,12 +187,33 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; bad arguments give a one-line error and exit code 2."""
+    """Run one command; refused arguments or inputs give a one-line error and exit code 2."""
     args = _parser().parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    try:
+        return _run(args)
+    except OSError as error:  # a file that cannot be read or written, named
+        where = f"{error.filename}: " if error.filename else ""
+        print(
+            f"python -m ingest {args.command}: error: {where}{error.strerror or error}",
+            file=sys.stderr,
+        )
+        return 2
+    except Exception as error:
+        if args.verbose:
+            raise
+        print(
+            f"python -m ingest {args.command}: internal error (a bug, please report it; "
+            f"--verbose shows where): {type(error).__name__}: {error}",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "synth":
         from ingest.synth.generate import SynthError, synthesize
 
@@ -230,7 +268,12 @@ def _lake_ingest(args: argparse.Namespace) -> int:
                 from ingest.host_index import ingest_host_index
 
                 rows = ingest_host_index(
-                    files, args.lake, args.crawl, args.max_reject_rate, workers=args.workers or None
+                    files,
+                    args.lake,
+                    args.crawl,
+                    args.max_reject_rate,
+                    workers=args.workers or None,
+                    replace=args.replace,
                 )
             else:
                 from ingest.annotations import ingest_annotations
@@ -242,6 +285,7 @@ def _lake_ingest(args: argparse.Namespace) -> int:
                     args.max_reject_rate,
                     workers=args.workers or None,
                     profile=args.profile,
+                    replace=args.replace,
                 )
             what = args.command
     except LakeError as error:
@@ -292,6 +336,7 @@ def _documents(args: argparse.Namespace) -> int:
             args.workers or None,
             args.keep_text,
             allow_crawl_mismatch=args.allow_crawl_mismatch,
+            replace=args.replace,
         )
     except (LakeError, ClassifierError) as error:
         print(f"python -m ingest documents: error: {error}", file=sys.stderr)

@@ -46,6 +46,7 @@ from ingest.lake import (
     file_key,
     map_files,
     new_inputs,
+    table_lock,
 )
 from ingest.parquet_input import (
     crawl_of_path,
@@ -380,6 +381,7 @@ def ingest_annotations(
     batch_rows: int = 1 << 18,
     workers: int | None = None,
     profile: str | None = None,
+    replace: bool = False,
 ) -> list[dict]:
     """Ingest page- or host-level annotation Parquet files; return the new manifest rows.
 
@@ -397,6 +399,7 @@ def ingest_annotations(
         batch_rows: rows read at a time.
         workers: processes.
         profile: read every file under this profile instead of detecting it.
+        replace: ingest files committed already again (see :func:`ingest.lake.new_inputs`).
 
     Raises:
         LakeError: for a file that is unreadable, matches no profile, lacks a profile's
@@ -411,16 +414,17 @@ def ingest_annotations(
         profile_named(profile)
     profiles = {path: _profile_of(path, profile) for path in inputs}  # fail before any work
     jobs = []
-    for level, table in TABLES.items():
-        files = [path for path in inputs if profiles[path].level == level]
-        if files:
-            jobs += [
-                (path, sha, crawl, profile, lake, max_reject_rate, batch_rows)
-                for path, sha in new_inputs(lake, table, files)
-            ]
-    order = {path: index for index, path in enumerate(inputs)}
-    jobs.sort(key=lambda job: order[job[0]])
-    return map_files(_ingest_file, jobs, workers)
+    with table_lock(lake, TABLES.values()):
+        for level, table in TABLES.items():
+            files = [path for path in inputs if profiles[path].level == level]
+            if files:
+                jobs += [
+                    (path, sha, crawl, profile, lake, max_reject_rate, batch_rows)
+                    for path, sha in new_inputs(lake, table, files, replace=replace)
+                ]
+        order = {path: index for index, path in enumerate(inputs)}
+        jobs.sort(key=lambda job: order[job[0]])
+        return map_files(_ingest_file, jobs, workers)
 
 
 def _profile_of(path: Path, named: str | None) -> AnnotationProfile:

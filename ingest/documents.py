@@ -7,14 +7,17 @@ Each input file becomes, in the lake (DESIGN.md, "data contract"):
 * ``_manifest/documents/<key>.parquet``: one row, records read = written + rejected by reason.
 
 ``<key>`` is the first 20 hex digits of the file's SHA-256, so a rerun writes the same names.
-Files are processed in parallel; results are published one file at a time, in input order, by
-renaming finished temporary files, and the manifest row is written last: it is the commit
-record. A file whose manifest row exists with the same checksum is skipped; one without is
-redone from scratch (its half-published parts are overwritten). Staging reads only rows of
-files that have a manifest row, so a crash at any point leaves the lake consistent.
+The lake protocol is :mod:`ingest.lake`'s, as for every ingest: the ingest holds the write lock
+of both table folders; which inputs to skip, redo or refuse is :func:`ingest.lake.new_inputs`'s
+rule (a file committed under another crawl is refused unless ``replace``). Files are processed
+in parallel by workers that die with the ingest; results are published one file at a time, in
+input order, by renaming finished temporary files, and the manifest row is written last: it is
+the commit record. A record that cannot be read or extracted is a counted rejection; a file
+that fails as a whole is named in the ingest's error once the other files are done.
 
-A WARC-Record-ID already in the lake (or earlier in the same run) is not written again: the
-later copy is counted as rejected (``duplicate_record_id``).
+A WARC-Record-ID already in the lake (in a committed part, :func:`ingest.lake.committed_parts`)
+or earlier in the same run is not written again: the later copy is counted as rejected
+(``duplicate_record_id``).
 
 A WET record's ``doc_id`` is the id of the response it was extracted from (its
 ``WARC-Refers-To``), so a page read from its WARC and again from its WET is one document, and the
@@ -40,7 +43,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -51,12 +53,15 @@ from ingest.lake import (
     IngestReport,
     LakeError,
     commit_manifest,
+    committed_parts,
+    die_with_parent,
     expand_inputs,
     file_key,
-    manifest_rows,
-    remove_leftovers,
-    sha256_of,
-    write_schema_files,
+    files_failed,
+    new_inputs,
+    part_path,
+    table_lock,
+    temporary_part,
 )
 from ingest.parquet_input import is_crawl_id
 from ingest.quality import ClassifierEntry, FastTextScorer, LanguageIdentifier, one_line
@@ -76,7 +81,7 @@ log = logging.getLogger(__name__)
 
 _BATCH = 256
 _PARQUET = {"compression": "zstd"}
-_EXAMPLES = 10  # rejected records named in the manifest row, per file (as ingest.lake keeps)
+_TABLES = ("documents", "document_scores")  # the table folders a document ingest writes
 
 
 class DocumentIngestError(LakeError):
@@ -85,28 +90,36 @@ class DocumentIngestError(LakeError):
 
 @dataclass
 class FileOutcome:
-    """What one worker made of one input file (its parts are still under temporary names)."""
+    """What one worker made of one input file (its parts are still under temporary names).
+
+    ``report`` counts records read, written and rejected by reason (``ingest.lake``'s books).
+    """
 
     source: Path
     key: str
     size: int
     sha256: str
     started_at: datetime
-    read: int = 0
-    rejected: Counter[str] = field(default_factory=Counter)
+    report: IngestReport
     documents_tmp: Path | None = None
     scores_tmp: Path | None = None
-    written: int = 0
     broke_at: str | None = None
     doc_ids: list[str] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)  # warc_record_offset of each doc_ids row
-    examples: list[str] = field(default_factory=list)  # "file:byte N: reason: record id"
 
     def reject(self, reason: str, offset: int, record_id: str, count: int = 1) -> None:
         """Count rejected records, naming the first few in the manifest row."""
-        self.rejected[reason] += count
-        if len(self.examples) < _EXAMPLES:
-            self.examples.append(f"{self.source}:byte {offset}: {reason}: {record_id}")
+        self.report.reject(reason, f"byte {offset}", record_id, count)
+
+    @property
+    def read(self) -> int:
+        """Records read so far."""
+        return self.report.read
+
+    @property
+    def rejected(self) -> Counter[str]:
+        """Records rejected so far, by reason."""
+        return self.report.rejected
 
 
 # ----------------------------------------------------------------------- per-process state
@@ -129,6 +142,7 @@ def _init_worker(crawl: str, lake: str, keep_text: bool, entries: list[Classifie
     global _CONTEXT
     import tldextract
 
+    die_with_parent()
     _CONTEXT = _Context(
         crawl=crawl,
         lake=Path(lake),
@@ -216,68 +230,42 @@ _ISO3_TO_1 = {
 def process_file(path: Path, sha: str) -> FileOutcome:
     """Read, extract, identify and score one file into temporary parts (run in a worker).
 
-    ``sha`` is the file's SHA-256, computed once by the coordinator.
+    ``sha`` is the file's SHA-256, computed once by the coordinator. Every capture read ends as
+    a row or a counted rejection; a record whose extraction fails is rejected
+    (``extraction_failed``) and the file goes on.
     """
     context = _CONTEXT
     if context is None:
         raise DocumentIngestError("worker not initialised")
-    outcome = FileOutcome(path, file_key(sha), path.stat().st_size, sha, datetime.now(UTC))
+    outcome = FileOutcome(
+        path, file_key(sha), path.stat().st_size, sha, datetime.now(UTC), IngestReport(path)
+    )
     rows: list[dict] = []
     texts: list[str] = []
     needs_language: list[int] = []
     for item in read_captures(path):
         if isinstance(item, Break):
-            outcome.read += 1
+            outcome.report.read += 1
             outcome.reject("truncated_record", item.offset, item.message)
             outcome.broke_at = item.message
             break
-        outcome.read += 1
         if isinstance(item, Rejection):
-            outcome.reject(item.reason, item.offset, item.record_id)
+            outcome.report.read += item.count
+            outcome.reject(item.reason, item.offset, item.record_id, item.count)
             continue
-        confidence: float | None
-        if isinstance(item, TextPage):
-            text = item.text
-            language, confidence = None, None  # the WET header names languages, scores none
-            if item.languages:
-                language = _ISO3_TO_1.get(item.languages[0], item.languages[0])
-            source = "cc_wet"
-        else:
-            text = main_text(item)
-            language, confidence = _cld2_language(item.languages_cld2)
-            source = "cld2"
-        if not text.strip():
-            outcome.reject("no_main_text", item.offset, item.record_id)
-            continue
+        outcome.report.read += 1
         try:
-            host = host_from_url(item.url)
-            surt = surt_host_name(host)
-        except ValueError:
-            outcome.reject("bad_url", item.offset, item.record_id)
+            row, text = _document_row(context, path, item, outcome.report)
+        except Exception as error:  # a page resiliparse or a host parser cannot take
+            outcome.reject("extraction_failed", item.offset, f"{item.record_id}: {error!r}")
             continue
-        registered = context.extractor(host).top_domain_under_public_suffix or None
-        if language is None:
+        if row is None:
+            outcome.reject(text, item.offset, item.record_id)
+            continue
+        if row["language"] is None:
             needs_language.append(len(rows))
-            source = "fasttext_lid176"
-        rows.append(
-            {
-                "doc_id": item.record_id,
-                "url": item.url,
-                "surt_host_name": surt,
-                "url_host_registered_domain": registered,
-                "url_host_tld": host_tld(host),
-                "url_host_registry_suffix": registry_suffix(registered),
-                "warc_file": path.name,
-                "warc_record_offset": item.offset,
-                "language": language,
-                "language_score": confidence,
-                "language_source": source,
-                "text_length": len(text),
-                "payload_digest": item.payload_digest,
-                "fetched_at": item.fetched_at,
-                "text": text if context.keep_text else None,
-            }
-        )
+            row["language_source"] = "fasttext_lid176"
+        rows.append(row)
         texts.append(text)
     if needs_language:
         identified = context.language_id.identify([texts[i] for i in needs_language])
@@ -286,6 +274,51 @@ def process_file(path: Path, sha: str) -> FileOutcome:
             rows[index]["language_score"] = probability
     _write_parts(context, outcome, rows, texts)
     return outcome
+
+
+def _document_row(
+    context: _Context, path: Path, item: Page | TextPage, report: IngestReport
+) -> tuple[dict | None, str]:
+    """The lake row of one page and its main text, or ``(None, reason)`` to reject it."""
+    confidence: float | None
+    if isinstance(item, TextPage):
+        text = item.text
+        language, confidence = None, None  # the WET header names languages, scores none
+        if item.languages:
+            language = _ISO3_TO_1.get(item.languages[0], item.languages[0])
+        source = "cc_wet"
+    else:
+        text = main_text(item)
+        language, confidence = _cld2_language(item.languages_cld2)
+        source = "cld2"
+        if item.languages_cld2_malformed:
+            report.null("malformed_cld2_languages", f"byte {item.offset}", item.record_id)
+    if not text.strip():
+        return None, "no_main_text"
+    try:
+        host = host_from_url(item.url)
+        surt = surt_host_name(host)
+    except ValueError:
+        return None, "bad_url"
+    registered = context.extractor(host).top_domain_under_public_suffix or None
+    row = {
+        "doc_id": item.record_id,
+        "url": item.url,
+        "surt_host_name": surt,
+        "url_host_registered_domain": registered,
+        "url_host_tld": host_tld(host),
+        "url_host_registry_suffix": registry_suffix(registered),
+        "warc_file": path.name,
+        "warc_record_offset": item.offset,
+        "language": language,
+        "language_score": confidence,
+        "language_source": source,
+        "text_length": len(text),
+        "payload_digest": item.payload_digest,
+        "fetched_at": item.fetched_at,
+        "text": text if context.keep_text else None,
+    }
+    return row, text
 
 
 def _write_parts(
@@ -303,12 +336,11 @@ def _write_parts(
         {"doc_id": ids, "classifier": classifiers, "score": scores}, schema=schemas.DOCUMENT_SCORES
     )
     partition = f"crawl={context.crawl}"
-    pid = os.getpid()
-    outcome.documents_tmp = (
-        context.lake / "documents" / partition / f".part-{outcome.key}.{pid}.tmp"
+    outcome.documents_tmp = temporary_part(
+        part_path(context.lake, "documents", partition, outcome.key)
     )
-    outcome.scores_tmp = (
-        context.lake / "document_scores" / partition / f".part-{outcome.key}.{pid}.tmp"
+    outcome.scores_tmp = temporary_part(
+        part_path(context.lake, "document_scores", partition, outcome.key)
     )
     for table, target in (
         (documents, outcome.documents_tmp),
@@ -316,7 +348,7 @@ def _write_parts(
     ):
         target.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, target, **_PARQUET)
-    outcome.written = documents.num_rows
+    outcome.report.written = documents.num_rows
     outcome.doc_ids = [row["doc_id"] for row in rows]
     outcome.offsets = [row["warc_record_offset"] for row in rows]
 
@@ -324,29 +356,15 @@ def _write_parts(
 # ----------------------------------------------------------------------- publishing
 
 
-def _manifest_folder(lake: Path) -> Path:
-    return lake / "_manifest" / "documents"
-
-
-def _published(lake: Path) -> dict[str, str]:
-    """sha256 → source file of every input already in the lake."""
-    return {row["source_sha256"]: row["source_file"] for row in manifest_rows(lake, "documents")}
-
-
 def _published_ids(lake: Path) -> set[str]:
-    """Record ids already in the lake (only rows of committed files count)."""
-    folder = lake / "documents"
-    manifest = _manifest_folder(lake)
-    if not any(folder.glob("*/part-*.parquet")) or not any(manifest.glob("*.parquet")):
+    """Record ids in the lake's committed document parts (:func:`ingest.lake.committed_parts`)."""
+    parts = [
+        lake / relative for relative in committed_parts(lake) if relative.startswith("documents/")
+    ]
+    if not parts:
         return set()
-    query = f"""
-        select doc_id
-        from read_parquet('{folder}/*/part-*.parquet', hive_partitioning = true) as documents
-        where documents.warc_file in (
-            select parse_filename(source_file) from read_parquet('{manifest}/*.parquet')
-        )
-    """
-    return {row[0] for row in duckdb.sql(query).fetchall()}
+    ids = pq.ParquetDataset(parts).read(columns=["doc_id"]).column("doc_id")
+    return set(ids.to_pylist())
 
 
 def _drop_duplicates(outcome: FileOutcome, seen: set[str]) -> None:
@@ -372,23 +390,24 @@ def _drop_duplicates(outcome: FileOutcome, seen: set[str]) -> None:
         pq.write_table(scores.filter(pa.array(keep, pa.bool_())), outcome.scores_tmp, **_PARQUET)
         for index in np.flatnonzero(duplicate).tolist():
             outcome.reject("duplicate_record_id", outcome.offsets[index], ids[index])
-        outcome.written -= count
+        outcome.report.written -= count
     seen.update(ids)
 
 
 def _publish(outcome: FileOutcome, lake: Path, crawl: str) -> dict:
+    """Rename the file's parts into place, then commit them with its manifest row."""
+    outcome.report.check(max_reject_rate=1.0)  # rejected pages are expected; books must balance
     partition = f"crawl={crawl}"
-    final_documents = lake / "documents" / partition / f"part-{outcome.key}.parquet"
-    final_scores = lake / "document_scores" / partition / f"part-{outcome.key}.parquet"
-    os.replace(outcome.documents_tmp, final_documents)
-    os.replace(outcome.scores_tmp, final_scores)
-    report = IngestReport(
-        outcome.source, outcome.read, outcome.written, outcome.rejected, list(outcome.examples)
-    )
-    report.check(max_reject_rate=1.0)  # rejected pages are expected; the books must balance
-    outputs = [str(final_documents.relative_to(lake)), str(final_scores.relative_to(lake))]
+    outputs = []
+    for table, temporary in (
+        ("documents", outcome.documents_tmp),
+        ("document_scores", outcome.scores_tmp),
+    ):
+        final = part_path(lake, table, partition, outcome.key)
+        os.replace(temporary, final)
+        outputs.append(str(final.relative_to(lake)))
     return commit_manifest(
-        lake, "documents", report, outcome.sha256, outputs, outcome.started_at, crawl=crawl
+        lake, "documents", outcome.report, outcome.sha256, outputs, outcome.started_at, crawl=crawl
     )
 
 
@@ -482,49 +501,67 @@ def ingest_documents(
     workers: int | None = None,
     keep_text: bool = False,
     allow_crawl_mismatch: bool = False,
+    replace: bool = False,
 ) -> list[dict]:
     """Ingest WARC/WET files into the lake; return the manifest rows of the files processed.
 
-    Files already in the manifest (same SHA-256) are skipped. Raises
+    Which files are skipped, ingested again or refused is :func:`ingest.lake.new_inputs`'s rule
+    (a file committed under another crawl is refused unless ``replace``). Raises
     :class:`DocumentIngestError` for bad arguments and, before anything is written, for an
-    input that is a WAT file or whose ``warcinfo`` names another crawl (:func:`check_inputs`;
-    ``allow_crawl_mismatch`` lets the latter through); a truncated file is ingested up to its
-    break and reported (logged, and as ``truncated_record`` in its manifest row).
+    input that is no WARC file, a WAT file, or one whose ``warcinfo`` names another crawl
+    (:func:`check_inputs`; ``allow_crawl_mismatch`` lets the latter through). A truncated or
+    corrupt file is ingested around its damage and reported (logged, and as rejections in its
+    manifest row). A file that fails as a whole does not stop the others: the error naming it
+    is raised once they are committed.
     """
     files = list(inputs)
     if not files:
         raise DocumentIngestError("no input files")
-    if not crawl or "/" in crawl or "=" in crawl:
-        raise DocumentIngestError(f"not a crawl id: {crawl!r}")
+    if not is_crawl_id(crawl):
+        raise DocumentIngestError(f"not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
     check_inputs(files, crawl, allow_crawl_mismatch)
     # Precomputed classifiers have no model here: `python -m ingest scores` loads their scores.
     entries = [entry for entry in entries if not entry.is_precomputed]
     for entry in entries:  # fail before any work when a model is missing or mislabelled
         FastTextScorer(entry).score(["probe"])
-    lake.mkdir(parents=True, exist_ok=True)
-    remove_leftovers(lake, ["documents", "document_scores"])
-    write_schema_files(lake)
-    published = _published(lake)
-    todo = []
-    for path in files:
-        sha = sha256_of(path)
-        if sha in published:
-            log.info("%s: already in the lake (same checksum), skipped", path)
-        else:
-            todo.append((path, sha))
-    if not todo:
-        return []
+    with table_lock(lake, _TABLES):
+        todo = new_inputs(
+            lake, "documents", files, {path: crawl for path in files}, replace, _TABLES
+        )
+        if not todo:
+            return []
+        return _process(todo, crawl, lake, entries, workers, keep_text)
+
+
+def _process(
+    todo: list[tuple[Path, str]],
+    crawl: str,
+    lake: Path,
+    entries: list[ClassifierEntry],
+    workers: int | None,
+    keep_text: bool,
+) -> list[dict]:
+    """Process the files in workers and commit them one by one, in input order."""
     seen = _published_ids(lake)
     progress = _Progress(sum(path.stat().st_size for path, _ in todo), len(todo))
     rows = []
+    failures = []
     worker_count = max(1, min(workers or os.cpu_count() or 1, len(todo)))
     with ProcessPoolExecutor(
         max_workers=worker_count,
         initializer=_init_worker,
         initargs=(crawl, str(lake), keep_text, entries),
     ) as pool:
-        paths, checksums = zip(*todo, strict=True)
-        for outcome in pool.map(process_file, paths, checksums):  # in input order
+        futures = [(path, pool.submit(process_file, path, sha)) for path, sha in todo]
+        for path, future in futures:
+            try:
+                outcome = future.result()
+            except LakeError as error:  # this file, not the others
+                failures.append(str(error))
+                continue
+            except Exception as error:  # a worker that died or a bug: named, the others go on
+                failures.append(f"{path}: {type(error).__name__}: {error}")
+                continue
             _drop_duplicates(outcome, seen)
             rows.append(_publish(outcome, lake, crawl))
             if outcome.broke_at:
@@ -535,4 +572,6 @@ def ingest_documents(
                 )
             progress.update(outcome)
     progress.close()
+    if failures:
+        raise DocumentIngestError(files_failed(failures, len(todo)))
     return rows

@@ -31,6 +31,7 @@ from ingest.lake import (
     file_key,
     map_files,
     new_inputs,
+    table_lock,
 )
 from ingest.parquet_input import crawl_of_path, open_parquet, plan_columns, read_planned
 
@@ -141,12 +142,14 @@ def ingest_host_index(
     max_reject_rate: float = 0.001,
     batch_rows: int = 1 << 18,
     workers: int | None = None,
+    replace: bool = False,
 ) -> list[dict]:
     """Ingest host-index Parquet files; return the manifest rows of the files ingested now.
 
     Each file's crawl is its ``crawl=<id>`` folder, else ``crawl``. Files already in the lake
-    (same SHA-256) are skipped; the others are ingested by ``workers`` processes (default: one
-    per core), each file on its own.
+    (same SHA-256, same crawl) are skipped; one in the lake under another crawl is refused
+    unless ``replace`` (then it moves: see :func:`ingest.lake.new_inputs`); the others are
+    ingested by ``workers`` processes (default: one per core), each file on its own.
 
     Raises:
         LakeError: for a file without a crawl, unreadable or incompatible, or with too many
@@ -155,8 +158,9 @@ def ingest_host_index(
     if not inputs:
         raise LakeError("no input files")
     crawls = {path: crawl_of_path(path, crawl) for path in inputs}  # fail before any work
-    jobs = [
-        (path, sha, crawls[path], lake, max_reject_rate, batch_rows)
-        for path, sha in new_inputs(lake, TABLE, inputs)
-    ]
-    return map_files(_ingest_file, jobs, workers)
+    with table_lock(lake, [TABLE]):
+        jobs = [
+            (path, sha, crawls[path], lake, max_reject_rate, batch_rows)
+            for path, sha in new_inputs(lake, TABLE, inputs, crawls, replace)
+        ]
+        return map_files(_ingest_file, jobs, workers)

@@ -15,20 +15,40 @@ Layout under the lake folder:
   that has no input yet (no edges were ingested, say) is an empty relation, not an error.
 
 Parts are written under a temporary name (``.part-<key>.<pid>.tmp``, never matched by readers)
-and renamed into place. One ingest writes to a lake at a time.
+and renamed into place.
+
+What counts as committed has one definition, :func:`committed_parts`: a part file whose path
+within the lake is one of the ``output_files`` of a manifest row (its key *and* its partition).
+Staging models apply the same rule. Anything else under a table's folder is a leftover of an
+interrupted run: a temporary file, or a part renamed into place whose manifest row was never
+written (an "orphan"); :func:`prepare_tables` deletes both.
+
+One writer per table folder: an ingest holds :func:`table_lock` on every table folder it writes
+(``<lake>/_locks/<table>.lock``, an ``flock`` the kernel releases when the process dies, however
+it dies); a second ingest of the same table waits for the first. Leftovers are removed only under
+the lock, so an ingest never deletes another's temporary files.
+
+An input file's identity is its checksum *and* where it went: a file committed under one crawl
+given again under another is refused (naming the crawl it is in) unless the ingest is asked to
+``replace`` it; a committed file whose parts are missing or changed size is ingested again when
+it is given again, and reported otherwise (:func:`new_inputs`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import fcntl
 import glob
 import hashlib
 import logging
 import multiprocessing
 import os
 import queue
+import signal
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -46,13 +66,19 @@ __all__ = [
     "LakeError",
     "PartWriter",
     "commit_manifest",
+    "committed_parts",
+    "die_with_parent",
     "expand_inputs",
     "file_key",
     "manifest_rows",
     "map_files",
+    "missing_parts",
     "new_inputs",
+    "prepare_tables",
     "remove_leftovers",
     "sha256_of",
+    "table_lock",
+    "temporary_part",
     "uncommit",
     "write_schema_files",
 ]
@@ -84,17 +110,22 @@ def sha256_of(path: Path) -> str:
 
 
 def expand_inputs(patterns: Sequence[str]) -> list[Path]:
-    """Input files from paths, folders (every file below) and glob patterns, sorted, each once."""
+    """Input files from paths, folders (every file below) and glob patterns, sorted, each once.
+
+    A path that exists is taken literally (``crawl [1].warc.gz`` is a file name, not a glob);
+    only a pattern that names no file or folder is expanded as a glob. Files are named by their
+    absolute path, so one file given twice (relative and absolute) is one input.
+    """
     found: set[Path] = set()
     for pattern in patterns:
         path = Path(pattern)
         if path.is_dir():
-            matches = [str(child) for child in path.rglob("*") if not child.name.startswith(".")]
+            matches = [child for child in path.rglob("*") if not child.name.startswith(".")]
+        elif path.exists():
+            matches = [path]
         else:
-            matches = glob.glob(pattern, recursive=True)
-        if not matches and path.is_file():
-            matches = [pattern]
-        files = [Path(match) for match in matches if Path(match).is_file()]
+            matches = [Path(match) for match in glob.glob(pattern, recursive=True)]
+        files = [match.absolute() for match in matches if match.is_file()]
         if not files:
             raise LakeError(f"no input file matches {pattern!r}")
         found.update(files)
@@ -187,6 +218,12 @@ def part_path(lake: Path, table: str, partition: str, key: str) -> Path:
     return lake / table / partition / f"part-{key}.parquet"
 
 
+def temporary_part(final: Path) -> Path:
+    """The name a part is written under before it is renamed to ``final`` (readers skip it)."""
+    key = final.name.removeprefix("part-").removesuffix(".parquet")
+    return final.parent / f".part-{key}.{os.getpid()}.tmp"
+
+
 class PartWriter:
     """Writes one input file's rows of one lake table, one part per partition value.
 
@@ -251,7 +288,7 @@ class PartWriter:
                 if value not in self._writers:
                     final = self._final(value)
                     final.parent.mkdir(parents=True, exist_ok=True)
-                    temporary = final.parent / f".part-{self.key}.{os.getpid()}.tmp"
+                    temporary = temporary_part(final)
                     writer = pq.ParquetWriter(
                         temporary,
                         self.schema,
@@ -337,9 +374,16 @@ def manifest_rows(lake: Path, table: str) -> list[dict]:
     files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
     if not files:
         return []
-    return pa.concat_tables(
-        [pq.read_table(file, schema=schemas.MANIFEST) for file in files]
-    ).to_pylist()
+    tables = []
+    for file in files:
+        try:
+            tables.append(pq.read_table(file, schema=schemas.MANIFEST))
+        except (OSError, pa.ArrowException) as error:
+            raise LakeError(
+                f"{file}: manifest row unreadable ({error}); the lake was changed by hand: "
+                "delete that file and ingest its input again"
+            ) from None
+    return pa.concat_tables(tables).to_pylist()
 
 
 def commit_manifest(
@@ -395,14 +439,118 @@ def uncommit(lake: Path, table: str, row: dict) -> None:
         (lake / relative).unlink(missing_ok=True)
 
 
+def committed_parts(lake: Path) -> dict[str, dict]:
+    """Every committed part of the lake: its path within the lake -> the manifest row naming it.
+
+    A part is committed when a manifest row lists it in ``output_files``. A document ingest's
+    manifest row (table ``documents``) commits parts in two table folders (``documents`` and
+    ``document_scores``), so the rule is over every manifest of the lake.
+    """
+    folder = lake / "_manifest"
+    tables = sorted(child.name for child in folder.iterdir()) if folder.is_dir() else []
+    parts: dict[str, dict] = {}
+    for table in tables:
+        for row in manifest_rows(lake, table):
+            for relative in row["output_files"] or []:
+                parts[relative] = row
+    return parts
+
+
+def missing_parts(lake: Path, row: dict) -> list[str]:
+    """The output files of a manifest row that are gone or whose size is not the committed one.
+
+    Manifests written before ``output_sizes`` existed are checked for existence only.
+    """
+    files = row["output_files"] or []
+    sizes = row.get("output_sizes") or [None] * len(files)
+    missing = []
+    for relative, size in zip(files, sizes, strict=True):
+        path = lake / relative
+        if not path.is_file() or (size is not None and path.stat().st_size != size):
+            missing.append(relative)
+    return missing
+
+
 def remove_leftovers(lake: Path, tables: Iterable[str]) -> None:
-    """Delete temporary files an interrupted run left (readers never match them)."""
+    """Delete what interrupted runs left in the folders of ``tables``; readers never match it.
+
+    That is temporary files (``.part-*.tmp``, the manifest's ``.*.tmp``) and orphan parts: part
+    files no manifest row commits (renamed into place by a run that died before its commit).
+    Call it only under :func:`table_lock` of those tables, or it may delete a running ingest's
+    files.
+    """
+    tables = list(tables)
+    committed = committed_parts(lake)
     for table in tables:
         patterns = (f"{table}/*/.part-*.tmp", f"_manifest/{table}/.*.tmp")
         for pattern in patterns:
             for leftover in lake.glob(pattern):
                 log.info("removing %s, left by an interrupted run", leftover)
                 leftover.unlink(missing_ok=True)
+        for part in lake.glob(f"{table}/*/part-*.parquet"):
+            if str(part.relative_to(lake)) not in committed:
+                log.info("removing %s, published by a run that died before its commit", part)
+                part.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def table_lock(lake: Path, tables: Iterable[str]) -> Iterator[None]:
+    """Hold the write lock of the given table folders (a second ingest of them waits).
+
+    The locks are ``flock``s on ``<lake>/_locks/<table>.lock``, taken in name order (two
+    ingests that share tables cannot deadlock); the kernel releases them when the process ends,
+    so a killed ingest never leaves a stale lock. The file holds the holder's pid, for the
+    message a waiting ingest logs.
+
+    Raises:
+        LakeError: when the lake cannot be written (read-only, not a folder).
+    """
+    handles: list[int] = []
+    try:
+        folder = lake / "_locks"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for table in sorted(set(tables)):
+                path = folder / f"{table}.lock"
+                handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+                handles.append(handle)
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    holder = os.pread(handle, 32, 0).decode(errors="replace").strip() or "?"
+                    log.warning(
+                        "another ingest (pid %s) is writing lake table %s; waiting for it",
+                        holder,
+                        table,
+                    )
+                    fcntl.flock(handle, fcntl.LOCK_EX)
+                os.ftruncate(handle, 0)
+                os.pwrite(handle, f"{os.getpid()}\n".encode(), 0)
+        except OSError as error:
+            raise LakeError(f"cannot write to the lake {lake}: {error.strerror or error}") from None
+        yield
+    finally:
+        for handle in handles:
+            os.close(handle)
+
+
+def prepare_tables(lake: Path, tables: Iterable[str]) -> None:
+    """Make the lake ready for an ingest into ``tables`` (call under :func:`table_lock`).
+
+    Creates the lake, removes leftovers of interrupted runs and (re)writes the schema files.
+
+    Raises:
+        LakeError: when the lake cannot be written.
+    """
+    try:
+        lake.mkdir(parents=True, exist_ok=True)
+        remove_leftovers(lake, tables)
+        write_schema_files(lake)
+    except OSError as error:
+        raise LakeError(
+            f"cannot write to the lake {lake}: {error.strerror or error}"
+            + (f" ({error.filename})" if error.filename else "")
+        ) from None
 
 
 def write_schema_files(lake: Path) -> None:
@@ -419,49 +567,134 @@ def write_schema_files(lake: Path) -> None:
         os.replace(temporary, target)
 
 
+_PR_SET_PDEATHSIG = 1  # prctl(2) option: the signal a process gets when its parent dies
+
+
+def die_with_parent() -> None:
+    """Make this (forked worker) process be killed when its parent dies, however it dies.
+
+    On Linux the kernel sends SIGKILL (``prctl(PR_SET_PDEATHSIG)``); a parent that died before
+    this call is caught by its pid having changed. Elsewhere it does nothing.
+    """
+    parent = os.getppid()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent or parent == 1:
+        os._exit(1)
+
+
 def map_files(function: Callable[..., dict], jobs: list[tuple], workers: int | None) -> list[dict]:
     """``function(*job)`` for every job, in worker processes when there are several files.
 
     ``workers`` defaults to one per core, at most four.
 
-    Each job ingests and commits one input file on its own, so files are independent: results
-    come back in job order, and the first failure is raised once the jobs already running
-    have finished (their files stay committed; jobs not yet started are cancelled). Workers
-    are forked, as for the document ingest (Arrow re-creates its thread pools after a fork),
-    so a calling script needs no ``if __name__ == "__main__"`` guard.
+    Each job ingests and commits one input file on its own, so files are independent: every
+    job runs even when another fails, results come back in job order, and when files failed a
+    :class:`LakeError` names each of them once all jobs are done (the others stay committed).
+    Workers are forked, as for the document ingest (Arrow re-creates its thread pools after a
+    fork), so a calling script needs no ``if __name__ == "__main__"`` guard, and they die with
+    the ingest (:func:`die_with_parent`).
     """
     count = max(1, min(workers or min(os.cpu_count() or 1, _DEFAULT_WORKERS_MAX), len(jobs)))
-    if count == 1:
-        return [function(*job) for job in jobs]
-    with ProcessPoolExecutor(
-        max_workers=count, mp_context=multiprocessing.get_context("fork")
-    ) as pool:
-        futures = [pool.submit(function, *job) for job in jobs]
+    results: list[dict] = []
+    failures: list[str] = []
+
+    def collect(outcome: Callable[[], dict]) -> None:
         try:
-            return [future.result() for future in futures]
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+            results.append(outcome())
+        except LakeError as error:
+            failures.append(str(error))
+
+    if count == 1:
+        for job in jobs:
+            collect(lambda job=job: function(*job))
+    else:
+        with ProcessPoolExecutor(
+            max_workers=count,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=die_with_parent,
+        ) as pool:
+            for future in [pool.submit(function, *job) for job in jobs]:
+                collect(future.result)
+    if failures:
+        raise LakeError(files_failed(failures, len(jobs)))
+    return results
 
 
-def new_inputs(lake: Path, table: str, inputs: Iterable[Path]) -> list[tuple[Path, str]]:
-    """Prepare the lake for an ingest into ``table``; return the inputs it lacks, with checksums.
+def files_failed(failures: Sequence[str], files: int) -> str:
+    """One message for the files an ingest refused (each named by its own error)."""
+    if len(failures) == 1:
+        return failures[0]
+    return f"{len(failures)} of {files} files refused: " + "; ".join(failures)
 
-    Creates the lake, removes leftovers of an interrupted run and (re)writes the schema files.
-    A file whose checksum is committed already is skipped (logged), and so is the second of
-    two files with the same content in one run.
+
+def new_inputs(
+    lake: Path,
+    table: str,
+    inputs: Iterable[Path],
+    crawls: Mapping[Path, str | None] | None = None,
+    replace: bool = False,
+    tables: Iterable[str] | None = None,
+) -> list[tuple[Path, str]]:
+    """Prepare the lake for an ingest into ``table``; return the inputs to ingest, with checksums.
+
+    Call it under :func:`table_lock` of ``tables`` (default: ``table``), the table folders the
+    ingest writes; it runs :func:`prepare_tables` on them. An input is skipped (logged) when a
+    manifest row of ``table`` commits its checksum already, whole and under the same crawl
+    (``crawls`` maps inputs to the crawl they go to, where that is known before reading); the
+    second of two inputs with the same content is skipped too. An input committed under another
+    crawl is refused unless ``replace``; with ``replace`` every committed input given is
+    uncommitted and ingested again. A committed input whose parts are missing or changed is
+    uncommitted and ingested again; committed files not given whose parts are missing are
+    logged as warnings, naming the parts and the file that would restore them.
+
+    Raises:
+        LakeError: an input committed under another crawl (nothing is changed then), or a lake
+            that cannot be written.
     """
-    lake.mkdir(parents=True, exist_ok=True)
-    remove_leftovers(lake, [table])
-    write_schema_files(lake)
-    committed = {row["source_sha256"] for row in manifest_rows(lake, table)}
-    todo = []
+    prepare_tables(lake, list(tables) if tables is not None else [table])
+    committed = {row["source_sha256"]: row for row in manifest_rows(lake, table)}
+    crawls = crawls or {}
+    todo: list[tuple[Path, str]] = []
+    redo: list[dict] = []
+    given: dict[str, Path] = {}
     for path in inputs:
         sha = sha256_of(path)
-        if sha in committed:
-            log.info("%s: already in the lake (same checksum), skipped", path)
+        if sha in given:
+            log.warning("%s: the same content as %s, ingested once", path, given[sha])
             continue
-        committed.add(sha)
-        todo.append((path, sha))
+        given[sha] = path
+        row = committed.get(sha)
+        if row is None:
+            todo.append((path, sha))
+            continue
+        crawl = crawls.get(path)
+        if crawl is not None and row["crawl"] is not None and crawl != row["crawl"] and not replace:
+            raise LakeError(
+                f"{path}: already in the lake as crawl {row['crawl']} (ingested from "
+                f"{row['source_file']}), not {crawl}; pass --replace to move it to {crawl}"
+            )
+        missing = missing_parts(lake, row)
+        if replace or missing:
+            if missing:
+                log.warning(
+                    "%s: committed parts missing or changed (%s), ingesting it again",
+                    path,
+                    ", ".join(missing),
+                )
+            redo.append(row)
+            todo.append((path, sha))
+        else:
+            log.info("%s: already in the lake (same checksum), skipped", path)
+    for row in redo:
+        uncommit(lake, table, row)
+    for sha, row in committed.items():
+        if sha not in given and (missing := missing_parts(lake, row)):
+            log.warning(
+                "lake table %s: parts of %s are missing or changed (%s); ingest that file "
+                "again to restore them",
+                table,
+                row["source_file"],
+                ", ".join(missing),
+            )
     return todo

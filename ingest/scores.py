@@ -60,8 +60,7 @@ from ingest.lake import (
     file_key,
     manifest_rows,
     new_inputs,
-    sha256_of,
-    uncommit,
+    table_lock,
 )
 from ingest.parquet_input import is_crawl_id, open_parquet
 from ingest.quality import ClassifierEntry
@@ -520,14 +519,10 @@ def ingest_scores(
     if crawl is not None and not is_crawl_id(crawl):
         raise ScoresIngestError(f"not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
     registry = {entry.classifier: entry for entry in entries}
-    if replace:
-        committed = {row["source_sha256"]: row for row in manifest_rows(lake, TABLE)}
-        for path in files:
-            row = committed.pop(sha256_of(path), None)
-            if row is not None:
-                log.info("%s: replacing its committed scores", path)
-                uncommit(lake, TABLE, row)
-    return [
-        _ingest_file(path, sha, lake, registry, classifier, crawl, score_column, max_reject_rate)
-        for path, sha in new_inputs(lake, TABLE, files)
-    ]
+    with table_lock(lake, [TABLE]):
+        return [
+            _ingest_file(
+                path, sha, lake, registry, classifier, crawl, score_column, max_reject_rate
+            )
+            for path, sha in new_inputs(lake, TABLE, files, replace=replace)
+        ]

@@ -56,10 +56,11 @@ from ingest.lake import (
     commit_manifest,
     file_key,
     manifest_rows,
-    remove_leftovers,
+    missing_parts,
+    prepare_tables,
     sha256_of,
+    table_lock,
     uncommit,
-    write_schema_files,
 )
 
 __all__ = [
@@ -519,28 +520,62 @@ def ingest_graph(
             raise LakeError(f"no such file: {path}")
         _check_not_a_listing(path)
     _check_known(release, releases_csv)
-    lake.mkdir(parents=True, exist_ok=True)
-    remove_leftovers(lake, _TABLE_OF.values())
-    write_schema_files(lake)
-    rows = []
-    for path, text_format in jobs:
-        table = _TABLE_OF[text_format.name]
-        sha = sha256_of(path)
-        committed = manifest_rows(lake, table)
-        if any(row["source_sha256"] == sha and row["release"] == release for row in committed):
-            log.info("%s: already in release %s (same checksum), skipped", path, release)
-            continue
-        earlier = []
-        if text_format is RANKS:
-            earlier = [row for row in committed if row["release"] == release]
-            if earlier and not replace:
-                raise LakeError(
-                    f"release {release!r} has ranks from {earlier[0]['source_file']} already; "
-                    "pass --replace to replace them"
+    with table_lock(lake, _TABLE_OF.values()):
+        prepare_tables(lake, _TABLE_OF.values())
+        return [
+            row
+            for path, text_format in jobs
+            if (
+                row := _ingest_unless_committed(
+                    path, text_format, release, lake, max_reject_rate, replace, block_size
                 )
-        rows.append(
-            _ingest_file(
-                path, sha, text_format, release, lake, max_reject_rate, block_size, earlier
             )
-        )
-    return rows
+            is not None
+        ]
+
+
+def _ingest_unless_committed(
+    path: Path,
+    text_format: TextFormat,
+    release: str,
+    lake: Path,
+    max_reject_rate: float,
+    replace: bool,
+    block_size: int,
+) -> dict | None:
+    """Ingest one file of a release, unless it is committed in that release, whole, already."""
+    table = _TABLE_OF[text_format.name]
+    sha = sha256_of(path)
+    committed = manifest_rows(lake, table)
+    for row in committed:
+        if row["source_sha256"] == sha and row["release"] == release:
+            missing = missing_parts(lake, row)
+            if not missing:
+                log.info("%s: already in release %s (same checksum), skipped", path, release)
+                return None
+            log.warning(
+                "%s: committed parts missing or changed (%s), ingesting it again",
+                path,
+                ", ".join(missing),
+            )
+            uncommit(lake, table, row)
+            committed.remove(row)
+            break
+    for row in committed:
+        if (missing := missing_parts(lake, row)) and row["source_sha256"] != sha:
+            log.warning(
+                "lake table %s: parts of %s are missing or changed (%s); ingest that file "
+                "again to restore them",
+                table,
+                row["source_file"],
+                ", ".join(missing),
+            )
+    earlier = []
+    if text_format is RANKS:
+        earlier = [row for row in committed if row["release"] == release]
+        if earlier and not replace:
+            raise LakeError(
+                f"release {release!r} has ranks from {earlier[0]['source_file']} already; "
+                "pass --replace to replace them"
+            )
+    return _ingest_file(path, sha, text_format, release, lake, max_reject_rate, block_size, earlier)

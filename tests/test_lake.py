@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
+import subprocess
+import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,11 +21,15 @@ from ingest.lake import (
     LakeError,
     PartWriter,
     commit_manifest,
+    committed_parts,
     expand_inputs,
     file_key,
     manifest_rows,
+    missing_parts,
+    new_inputs,
     remove_leftovers,
     sha256_of,
+    table_lock,
     uncommit,
     write_schema_files,
 )
@@ -126,24 +135,177 @@ def test_manifest_commit_read_and_uncommit(tmp_path: Path):
     assert not (tmp_path / outputs[0]).exists()
 
 
-def test_remove_leftovers_only_touches_temporary_files(tmp_path: Path):
-    part = tmp_path / "host_index" / "crawl=CC-MAIN-2024-10"
-    part.mkdir(parents=True)
+def _commit(lake: Path, source: Path, table: str = "host_edges", release: str = "r1") -> dict:
+    """One input file committed to ``table`` (one edge), through the protocol's own steps."""
+    sha = sha256_of(source)
+    with PartWriter(lake, table, file_key(sha), schemas.HOST_EDGES, "release") as writer:
+        writer.write(release, _edges((0, 1)))
+        outputs = writer.publish()
+    report = IngestReport(source, read=1, written=1)
+    return commit_manifest(lake, table, report, sha, outputs, datetime.now(UTC), release=release)
+
+
+def test_remove_leftovers_removes_temporary_files_and_orphan_parts_only(tmp_path: Path):
+    source = tmp_path / "input.txt"
+    source.write_text("0\t1\n")
+    lake = tmp_path / "lake"
+    row = _commit(lake, source)
+    (committed,) = row["output_files"]
+    part = (lake / committed).parent
     (part / ".part-abc.12.tmp").write_text("x")
-    (part / "part-abc.parquet").write_text("kept")
-    manifest = tmp_path / "_manifest" / "host_index"
-    manifest.mkdir(parents=True)
+    (part / "part-abc.parquet").write_text("renamed into place, never committed")
+    elsewhere = lake / "host_edges" / "release=r2" / f"part-{row['part_key']}.parquet"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("the committed key, but not a committed path")
+    manifest = lake / "_manifest" / "host_edges"
     (manifest / ".abc.12.tmp").write_text("x")
-    (manifest / "abc.parquet").write_text("kept")
-    other = tmp_path / "documents" / "crawl=X"
+    other = lake / "host_ranks" / "release=X"
     other.mkdir(parents=True)
     (other / ".part-abc.12.tmp").write_text("another table's")
-    remove_leftovers(tmp_path, ["host_index"])
-    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == [
-        "_manifest/host_index/abc.parquet",
-        "documents/crawl=X/.part-abc.12.tmp",
-        "host_index/crawl=CC-MAIN-2024-10/part-abc.parquet",
-    ]
+    (other / "part-abc.parquet").write_text("another table's")
+    remove_leftovers(lake, ["host_edges"])
+    assert sorted(str(p.relative_to(lake)) for p in lake.rglob("*") if p.is_file()) == sorted(
+        [
+            f"_manifest/host_edges/{row['part_key']}.parquet",
+            committed,
+            "host_ranks/release=X/.part-abc.12.tmp",
+            "host_ranks/release=X/part-abc.parquet",
+        ]
+    )
+    assert committed_parts(lake) == {committed: manifest_rows(lake, "host_edges")[0]}
+
+
+def test_an_unreadable_manifest_row_is_an_error_naming_it(tmp_path: Path):
+    manifest = tmp_path / "_manifest" / "host_index"
+    manifest.mkdir(parents=True)
+    (manifest / "abc.parquet").write_text("not parquet")
+    with pytest.raises(LakeError, match=r"_manifest/host_index/abc\.parquet.*unreadable"):
+        manifest_rows(tmp_path, "host_index")
+
+
+def test_the_manifest_records_part_sizes_and_missing_parts_are_found(tmp_path: Path):
+    source = tmp_path / "input.txt"
+    source.write_text("0\t1\n")
+    row = _commit(tmp_path, source)
+    (relative,) = row["output_files"]
+    assert row["output_sizes"] == [(tmp_path / relative).stat().st_size]
+    assert missing_parts(tmp_path, row) == []
+    with (tmp_path / relative).open("ab") as handle:
+        handle.write(b"x")
+    assert missing_parts(tmp_path, row) == [relative]
+    (tmp_path / relative).unlink()
+    assert missing_parts(tmp_path, row) == [relative]
+    assert missing_parts(tmp_path, {**row, "output_sizes": None}) == [relative]
+
+
+def test_new_inputs_skips_same_content_and_committed_files(tmp_path: Path, caplog):
+    lake = tmp_path / "lake"
+    first = tmp_path / "a.txt"
+    first.write_text("0\t1\n")
+    copy = tmp_path / "copy.txt"
+    copy.write_text("0\t1\n")
+    other = tmp_path / "b.txt"
+    other.write_text("1\t2\n")
+    with caplog.at_level(logging.WARNING):
+        todo = new_inputs(lake, "host_edges", [first, copy, first, other])
+    assert [path for path, _ in todo] == [first, other]
+    assert f"{copy}: the same content as {first}, ingested once" in caplog.text
+    _commit(lake, first)
+    assert [path for path, _ in new_inputs(lake, "host_edges", [copy, other])] == [other]
+
+
+def test_new_inputs_refuses_another_crawl_unless_replace(tmp_path: Path):
+    lake = tmp_path / "lake"
+    source = tmp_path / "a.txt"
+    source.write_text("0\t1\n")
+    sha = sha256_of(source)
+    with PartWriter(lake, "host_index", file_key(sha), schemas.HOST_EDGES, "crawl") as writer:
+        writer.write("CC-MAIN-2024-10", _edges((0, 1)))
+        outputs = writer.publish()
+    report = IngestReport(source, read=1, written=1)
+    commit_manifest(
+        lake, "host_index", report, sha, outputs, datetime.now(UTC), crawl="CC-MAIN-2024-10"
+    )
+    same = {source: "CC-MAIN-2024-10"}
+    assert new_inputs(lake, "host_index", [source], same) == []
+    moved = {source: "CC-MAIN-2024-18"}
+    with pytest.raises(LakeError, match=r"already in the lake as crawl CC-MAIN-2024-10.*--replace"):
+        new_inputs(lake, "host_index", [source], moved)
+    assert len(manifest_rows(lake, "host_index")) == 1, "a refusal changes nothing"
+    assert new_inputs(lake, "host_index", [source], moved, replace=True) == [(source, sha)]
+    assert manifest_rows(lake, "host_index") == [] and not (lake / outputs[0]).exists()
+
+
+def test_new_inputs_redoes_a_file_whose_part_was_deleted_and_reports_others(tmp_path: Path, caplog):
+    lake = tmp_path / "lake"
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("0\t1\n")
+    second.write_text("1\t2\n")
+    rows = [_commit(lake, first), _commit(lake, second)]
+    for row in rows:
+        (lake / row["output_files"][0]).unlink()
+    with caplog.at_level(logging.WARNING):
+        todo = new_inputs(lake, "host_edges", [first])
+    assert [path for path, _ in todo] == [first]
+    assert [row["source_file"] for row in manifest_rows(lake, "host_edges")] == [str(second)]
+    assert f"{first}: committed parts missing or changed" in caplog.text
+    assert f"parts of {second} are missing or changed ({rows[1]['output_files'][0]})" in (
+        caplog.text
+    )
+
+
+_SECOND_WRITER = """
+import sys, time
+from pathlib import Path
+from ingest.lake import table_lock
+with table_lock(Path(sys.argv[1]), ["document_scores"]):
+    Path(sys.argv[2]).write_text(str(time.time()))
+"""
+
+
+def test_a_second_writer_of_a_table_waits_for_the_first(tmp_path: Path):
+    lake = tmp_path / "lake"
+    done = tmp_path / "second"
+    with table_lock(lake, ["documents", "document_scores"]):
+        second = subprocess.Popen(
+            [sys.executable, "-c", _SECOND_WRITER, str(lake), str(done)],
+            cwd=Path(__file__).resolve().parents[1],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(1.0)
+        assert not done.exists(), "the second writer did not wait"
+        assert second.poll() is None
+        holder = (lake / "_locks" / "document_scores.lock").read_text().strip()
+        assert holder == str(os.getpid())
+        released = time.time()
+    _, stderr = second.communicate(timeout=60)
+    assert second.returncode == 0, stderr
+    assert float(done.read_text()) >= released
+    assert f"another ingest (pid {os.getpid()}) is writing lake table document_scores" in stderr
+
+
+def test_a_lake_that_cannot_be_written_is_a_one_line_error(tmp_path: Path, monkeypatch):
+    lake = tmp_path / "lake"
+    (lake / "_locks").mkdir(parents=True)
+    if os.geteuid() == 0:  # root writes through file modes: make the file system refuse
+
+        def read_only(path, *args, **kwargs):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+        monkeypatch.setattr("ingest.lake.os.open", read_only)
+    else:
+        lake.chmod(0o500)
+        (lake / "_locks").chmod(0o500)
+    try:
+        with (
+            pytest.raises(LakeError, match=f"cannot write to the lake {lake}: "),
+            table_lock(lake, ["host_index"]),
+        ):
+            pass
+    finally:
+        lake.chmod(0o700)
+        (lake / "_locks").chmod(0o700)
 
 
 def test_schema_files(tmp_path: Path):
