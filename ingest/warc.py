@@ -31,8 +31,8 @@ So for the documents ingest, records read = pages + rejections (each weighing ``
   met in the skipped bytes. When no member after it is readable, the rest of the file is a
   :class:`Break` (``offset`` and message say where and why).
 * ``malformed_record``: no ``WARC/x.y`` version line where a record must start, a header line
-  without a field name, a header longer than ``_MAX_HEADER`` bytes, or a missing or non-numeric
-  ``Content-Length``.
+  whose field name is no token (``name: value``), a header longer than ``_MAX_HEADER`` bytes,
+  or a missing or non-numeric ``Content-Length``.
 * ``bad_content_length``: the block does not end where ``Content-Length`` says: in a file gzipped
   per record, the block runs into the next gzip member that starts a record, or the record's member
   goes on for more than ``_TRAILER_SLACK`` bytes after it; otherwise, no record follows within
@@ -122,10 +122,12 @@ _TRAILER_SLACK = 8  # bytes tolerated between a block's end and the next record
 _READ_SIZE = 1 << 16  # compressed bytes read from the file at a time
 _INFLATE_STEP = 1 << 20  # decompressed bytes produced at a time
 _COMPACT_AT = 1 << 20  # consumed buffer bytes kept before they are dropped
+_DETECT_LIMIT = 1 << 20  # bytes searched for a gzip member when the first one is damaged
 _GZIP_MAGIC = b"\x1f\x8b\x08"
 _VERSION_LINE = re.compile(rb"WARC/[0-9]{1,3}\.[0-9]{1,3}\r?\n")
 _RESYNC_LINE = re.compile(rb"\nWARC/[0-9]{1,3}\.[0-9]{1,3}\r?\n")
 _CONTENT_LENGTH = re.compile(r"[0-9]{1,18}")
+_FIELD_NAME = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # an RFC 9110 token
 
 
 @dataclass
@@ -235,8 +237,10 @@ class _Source:
 
     def __init__(self, handle: BinaryIO) -> None:
         self.handle = handle
-        self.gzipped = handle.read(2) == b"\x1f\x8b"
+        first = handle.read(_READ_SIZE)
         handle.seek(0)
+        self.gzipped = first.startswith(b"\x1f\x8b")
+        self.multi_record_members = False  # seen a gzip member holding more than one record
         self.buffer = bytearray()
         self.start = 0  # position of buffer[0]
         self.cursor = 0  # index in buffer of the next byte to read
@@ -248,6 +252,10 @@ class _Source:
         self._raw_offset = 0  # file offset of _raw[0]
         self._inflater: zlib._Decompress | None = None
         self._member_offset = 0
+        if first and not self.gzipped and not _VERSION_LINE.match(first.lstrip(b"\r\n")):
+            # A gzip file whose first member header is damaged is still read as gzip.
+            self.gzipped = self.find_member(-1, limit=_DETECT_LIMIT)[0] is not None
+            handle.seek(0)
 
     # -- producing bytes
 
@@ -396,15 +404,16 @@ class _Source:
         index = position - self.start
         return bool(_VERSION_LINE.match(self.buffer, index)) if index >= 0 else False
 
-    def find_member(self, after: int) -> tuple[int | None, int]:
+    def find_member(self, after: int, limit: int | None = None) -> tuple[int | None, int]:
         """The file offset of the first gzip member after ``after`` that starts a WARC record.
 
-        Returns it (None if there is none) and how many other gzip member headers were passed.
+        Returns it (None if there is none, or none in the ``limit`` bytes after ``after``) and how
+        many other gzip member headers were passed.
         """
         passed = 0
         position = after + 1
         carry = b""
-        while True:
+        while limit is None or position <= after + limit:
             self.handle.seek(position)
             chunk = self.handle.read(_READ_SIZE)
             if not chunk:
@@ -421,6 +430,7 @@ class _Source:
                 index = data.find(_GZIP_MAGIC, index + 1)
             carry = data[-3:]
             position = base + len(data)
+        return None, passed
 
     def _member_starts_record(self, offset: int) -> bool:
         self.handle.seek(offset)
@@ -570,12 +580,12 @@ def _resume(source: _Source, start: int, aligned: bool) -> Iterator[_Damage | _S
                 if source.starts_record(position):
                     source.seek(position)
                     return True
-        else:
+        if not aligned or source.multi_record_members:
             match = _RESYNC_LINE.search(source.buffer, max(source.cursor - 1, 0))
             if match:
                 source.seek(source.start + match.start() + 1)
                 return True
-        keep = 0 if aligned else 32
+        keep = 0 if aligned and not source.multi_record_members else 32
         source.seek(max(here, source.start + len(source.buffer) - keep))
         source.drop_consumed()
         if not source._produce():
@@ -607,11 +617,11 @@ def _read_record(
             headers[last] += " " + text.strip().decode("utf-8", "replace")
             continue
         name, colon, value = text.partition(b":")
-        if not colon or not name.strip():
+        if not colon or not _FIELD_NAME.fullmatch(name.strip()):
             raise _MalformedError(
                 "malformed_record", f"WARC header line without a field name: {text[:60]!r}"
             )
-        last = name.strip().decode("utf-8", "replace").lower()
+        last = name.strip().decode("ascii").lower()
         if last not in headers:
             headers[last] = value.strip().decode("utf-8", "replace")
     length_text = headers.get("content-length", "")
@@ -677,21 +687,33 @@ def _check_record_end(source: _Source, offset: int, aligned: bool) -> None:
                 raise _CutError()
             source.seek(held)
             return
+        if _next_record_follows(source, end):  # a gzip member holding many records
+            source.multi_record_members = True
+            return
         raise _MalformedError(
             "bad_content_length",
             f"the record's gzip member goes on after its Content-Length "
             f"({source.peek(_TRAILER_SLACK + 1)!r})",
         )
+    if not _next_record_follows(source, end):
+        rest = source.peek(_TRAILER_SLACK + 6)
+        raise _MalformedError(
+            "bad_content_length", f"no record follows its Content-Length: {rest!r}"
+        )
+
+
+def _next_record_follows(source: _Source, end: int) -> bool:
+    """Whether the end of the file or a record follows the block ending at ``end`` (consumed)."""
     wanted = _TRAILER_SLACK + 6
     rest = source.peek(wanted)
     if len(rest) < wanted and len(rest) <= _TRAILER_SLACK and rest[-1:] in (b"", b"\n"):
         source.seek(end + len(rest))  # the end of what can be read: the next loop tells why
-        return
+        return True
     index = rest.find(b"WARC/")
     if 0 < index <= _TRAILER_SLACK and rest[:index].endswith(b"\n"):
         source.seek(end + index)
-        return
-    raise _MalformedError("bad_content_length", f"no record follows its Content-Length: {rest!r}")
+        return True
+    return False
 
 
 # ------------------------------------------------------------------------ HTTP and fields
