@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from ingest.hosts import surt_host_name
-from ingest.warc import Break, FileHead, Page, Rejection, read_captures, read_head
+from ingest.warc import FileHead, Page, Rejection, read_captures, read_head
 from tests.conftest import REAL_DATA
 
 CC_HOSTS = {
@@ -74,10 +74,16 @@ def test_the_head_names_the_kind_and_the_warcinfo_crawl(name: str, head: FileHea
 
 
 def test_truncated_file_reports_where_it_broke():
-    items = list(read_captures(REAL_DATA / "resiliparse-cc" / "clipped.warc.gz"))
-    assert len(items) == 1 and isinstance(items[0], Break)
-    assert items[0].offset == 0
-    assert "88275" in items[0].message
+    # The file ends inside its only record's block: a counted rejection naming the record, the
+    # bytes read and the Content-Length (nothing follows it, so no Break).
+    (item,) = read_captures(REAL_DATA / "resiliparse-cc" / "clipped.warc.gz")
+    assert item == Rejection(
+        "<urn:uuid:f3dfa8fa-f031-4a38-90cc-1dcee3d07bb5>",
+        0,
+        "truncated_record",
+        1,
+        "the file ends inside the record at byte 0 (response record): 75207 of 88275 block bytes",
+    )
 
 
 def test_revisit_is_rejected_and_the_response_kept():
