@@ -65,7 +65,15 @@ from ingest.lake import (
 )
 from ingest.parquet_input import is_crawl_id
 from ingest.quality import ClassifierEntry, FastTextScorer, LanguageIdentifier, one_line
-from ingest.warc import Break, Page, Rejection, TextPage, read_captures, read_head
+from ingest.warc import (
+    DAMAGE_REASONS,
+    Break,
+    Page,
+    Rejection,
+    TextPage,
+    read_captures,
+    read_head,
+)
 
 __all__ = [
     "DocumentIngestError",
@@ -251,11 +259,15 @@ def process_file(path: Path, sha: str) -> FileOutcome:
             break
         if isinstance(item, Rejection):
             outcome.report.read += item.count
-            outcome.reject(item.reason, item.offset, item.record_id, item.count)
+            outcome.reject(item.reason, item.offset, item.detail or item.record_id, item.count)
+            if item.reason in DAMAGE_REASONS and outcome.broke_at is None:
+                outcome.broke_at = f"{item.reason} at byte {item.offset}: {item.detail}"
             continue
         outcome.report.read += 1
+        for reason in item.nulled:  # a bad WARC-Date or cld2 field: the page is kept without it
+            outcome.report.null(reason, f"byte {item.offset}", item.record_id)
         try:
-            row, text = _document_row(context, path, item, outcome.report)
+            row, text = _document_row(context, path, item)
         except Exception as error:  # a page resiliparse or a host parser cannot take
             outcome.reject("extraction_failed", item.offset, f"{item.record_id}: {error!r}")
             continue
@@ -276,9 +288,7 @@ def process_file(path: Path, sha: str) -> FileOutcome:
     return outcome
 
 
-def _document_row(
-    context: _Context, path: Path, item: Page | TextPage, report: IngestReport
-) -> tuple[dict | None, str]:
+def _document_row(context: _Context, path: Path, item: Page | TextPage) -> tuple[dict | None, str]:
     """The lake row of one page and its main text, or ``(None, reason)`` to reject it."""
     confidence: float | None
     if isinstance(item, TextPage):
@@ -291,8 +301,6 @@ def _document_row(
         text = main_text(item)
         language, confidence = _cld2_language(item.languages_cld2)
         source = "cld2"
-        if item.languages_cld2_malformed:
-            report.null("malformed_cld2_languages", f"byte {item.offset}", item.record_id)
     if not text.strip():
         return None, "no_main_text"
     try:
@@ -473,6 +481,10 @@ def check_inputs(files: Sequence[Path], crawl: str, allow_crawl_mismatch: bool =
         if not path.is_file():
             raise DocumentIngestError(f"no such WARC/WET file: {path}")
         head = read_head(path)
+        if head.kind == "not_warc":
+            raise DocumentIngestError(
+                f"{path}: not a WARC or WET file (its first bytes are no WARC record)"
+            )
         if head.kind == "wat":
             raise DocumentIngestError(
                 f"{path}: a WAT (link metadata) file, its records are JSON metadata; "

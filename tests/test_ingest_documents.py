@@ -224,7 +224,7 @@ def test_whole_file_gzip_and_wet_files(trained, tmp_path: Path):
     assert dict(wet_row["rejected_by_reason"]) == {"missing_refers_to": 1}
     (example,) = wet_row["rejected_examples"]
     assert example.startswith(f"{wet}:byte ") and example.endswith(
-        f": missing_refers_to: {no_refers_to}"
+        f": missing_refers_to: {no_refers_to!r}"
     )
     documents = _lake(
         lake,

@@ -150,7 +150,7 @@ def test_the_wet_copy_after_the_warc_is_a_duplicate(
     assert _books(rows[1]) == (1, 0, {"duplicate_record_id": 1})
     ((offset, _, _),) = _records(WET, WarcRecordType.conversion)
     assert list(rows[1]["rejected_examples"]) == [
-        f"{wet}:byte {offset}: duplicate_record_id: {response_id}"
+        f"{wet}:byte {offset}: duplicate_record_id: {response_id!r}"
     ]
     assert _lake(lake, "select doc_id, warc_file, language_source from documents") == [
         (response_id, warc.name, "cld2")
