@@ -140,11 +140,13 @@ def _popen(argv: list[str], **env: str) -> subprocess.Popen:
 
 
 def _finish(process: subprocess.Popen, timeout: float = 300) -> tuple[int, str]:
+    """Wait for the ingest, then kill what is left of its process group (workers it left)."""
     try:
-        _, stderr = process.communicate(timeout=timeout)
+        process.wait(timeout=timeout)
     finally:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)  # workers it may have left (ours)
+            os.killpg(process.pid, signal.SIGKILL)
+    _, stderr = process.communicate(timeout=30)
     return process.returncode, stderr
 
 

@@ -247,7 +247,7 @@ def _warc_case(seed: int, bases, raw: Path, folder: Path) -> tuple[str, str, lis
 
 
 def test_fuzz_documents_warc(warc_bases, classifier_raw: Path, tmp_path: Path):
-    campaign = Campaign("warc", "warc", 40)
+    campaign = Campaign("warc", "warc", 30)
     for seed in campaign.budget.seeds():
         kind, mutation, problems = _warc_case(seed, warc_bases, classifier_raw, tmp_path)
         campaign.record(seed, mutation, kind, problems)
@@ -363,7 +363,7 @@ def _graph_case(seed: int, bases: dict[str, bytes], folder: Path) -> tuple[str, 
 
 def test_fuzz_graph_lines(tiny_crawl: Crawl, tmp_path: Path):
     bases = _graph_bases(tiny_crawl)
-    campaign = Campaign("graph", "graph_lines", 20)
+    campaign = Campaign("graph", "graph_lines", 12)
     for seed in campaign.budget.seeds():
         label, mutation, problems = _graph_case(seed, bases, tmp_path)
         campaign.record(seed, mutation, label.split(":")[0] + ":" + label.split(":")[1], problems)
@@ -449,7 +449,7 @@ def test_fuzz_host_index_parquet(tiny_crawl: Crawl, tmp_path: Path):
         ("real", "crawl=CC-MAIN-2025-13", pq.read_table(real)),
         ("tiny", "crawl=CC-MAIN-2024-10", pq.read_table(tiny).slice(0, 60)),
     ]
-    campaign = Campaign("host-index", "host_index_parquet", 15)
+    campaign = Campaign("host-index", "host_index_parquet", 10)
     for seed in campaign.budget.seeds():
         label, mutation, problems = _parquet_case(seed, "host-index", bases, tmp_path)
         campaign.record(seed, mutation, label, problems)
@@ -469,7 +469,7 @@ def test_fuzz_annotations_parquet(tiny_crawl: Crawl, tmp_path: Path):
         ("tiny_hosts", "crawl=CC-MAIN-2024-10", pq.read_table(
             tiny / "hosts" / "crawl=CC-MAIN-2024-10" / "part-00000.parquet").slice(0, 40)),
     ]  # fmt: skip
-    campaign = Campaign("annotations", "annotations_parquet", 15)
+    campaign = Campaign("annotations", "annotations_parquet", 10)
     for seed in campaign.budget.seeds():
         label, mutation, problems = _parquet_case(seed, "annotations", bases, tmp_path)
         campaign.record(seed, mutation, label, problems)
