@@ -20,7 +20,8 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from ingest.documents import ingest_documents
+from ingest.documents import DocumentIngestError, ingest_documents
+from ingest.lake import expand_inputs
 from ingest.quality import load_registry
 from ingest.train import train_demo_classifiers
 from tests.conftest import REAL_DATA, Crawl
@@ -371,3 +372,112 @@ def test_a_page_has_its_hosts_last_label_and_public_suffix(trained, tmp_path: Pa
         ("com,example", "com", "com", "example.com"),
         ("1,2,0,192", None, None, None),
     ]
+
+
+_HTML = (
+    b"<html><body><article><p>"
+    + b"An English page about research and the sea. " * 30
+    + b"</p></article></body></html>"
+)
+
+
+def test_a_crashed_runs_leftover_part_never_counts_as_committed(trained, tmp_path: Path):
+    """Finding 3: a part renamed into place by a run killed before its commit is no record of
+    what the lake holds, even when a committed file has the same name: the rerun writes every
+    page (the old rule, by file name, counted the leftover's ids as published)."""
+    lake = tmp_path / "lake"
+    ids = [f"<urn:uuid:00000000-0000-4000-8000-00000000010{i}>" for i in range(3)]
+    (tmp_path / "a").mkdir()
+    earlier = _warc_with(
+        tmp_path / "a" / "crawl.warc.gz", [(ids[0], "http://one.example.org/", _HTML)]
+    )
+    ingest_documents([earlier], CRAWL, lake, trained, workers=1)
+    (tmp_path / "b").mkdir()
+    pages = [(doc_id, f"http://two.example.org/{i}", _HTML) for i, doc_id in enumerate(ids[1:])]
+    later = _warc_with(tmp_path / "b" / "crawl.warc.gz", pages)  # the same file name
+    clean = tmp_path / "clean"
+    (row,) = ingest_documents([later], CRAWL, clean, trained, workers=1)
+    leftover = clean / row["output_files"][0]
+    orphan = lake / row["output_files"][0]  # published, then the run died: no manifest row
+    shutil.copy(leftover, orphan)
+    (rerun,) = ingest_documents([later], CRAWL, lake, trained, workers=1)
+    assert (rerun["records_read"], rerun["records_written"]) == (2, 2)
+    assert sorted(_lake(lake, "select doc_id from documents")) == [(doc_id,) for doc_id in ids]
+
+
+def test_a_file_in_the_lake_under_another_crawl_is_refused_unless_replaced(trained, tmp_path: Path):
+    """Finding 4: the crawl is part of a file's identity."""
+    lake = tmp_path / "lake"
+    warc = _warc_with(
+        tmp_path / "one.warc.gz",
+        [("<urn:uuid:00000000-0000-4000-8000-000000000201>", "http://x.example.org/", _HTML)],
+    )
+    ingest_documents([warc], "CC-MAIN-2024-10", lake, trained, workers=1)
+    with pytest.raises(DocumentIngestError, match=r"already in the lake as crawl CC-MAIN-2024-10"):
+        ingest_documents([warc], "CC-MAIN-2024-18", lake, trained, workers=1)
+    assert _lake(lake, "select crawl, count(*) from documents group by crawl") == [
+        ("CC-MAIN-2024-10", 1)
+    ]
+    (row,) = ingest_documents([warc], "CC-MAIN-2024-18", lake, trained, workers=1, replace=True)
+    assert row["crawl"] == "CC-MAIN-2024-18"
+    assert _lake(lake, "select crawl, count(*) from documents group by crawl") == [
+        ("CC-MAIN-2024-18", 1)
+    ]
+    assert _lake(lake, "select count(*) from document_scores where crawl = 'CC-MAIN-2024-10'") == [
+        (0,)
+    ]
+
+
+@pytest.mark.parametrize("crawl", ["CC-MAIN-2024-1O", "*", "CC-MAIN-2024-10\n", "", "crawl=A"])
+def test_documents_crawl_must_be_a_crawl_id(trained, tmp_path: Path, crawl: str):
+    warc = _warc_with(
+        tmp_path / "one.warc.gz",
+        [("<urn:uuid:00000000-0000-4000-8000-000000000301>", "http://x.example.org/", _HTML)],
+    )
+    with pytest.raises(DocumentIngestError, match="not a crawl id"):
+        ingest_documents([warc], crawl, tmp_path / "lake", trained, workers=1)
+    assert not (tmp_path / "lake").exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"<html><body>a page, not an archive</body></html>", gzip.compress(b"plain text\n" * 9)],
+    ids=["empty", "html", "gzipped-text"],
+)
+def test_a_file_that_is_no_warc_is_refused_before_anything_is_written(
+    trained, tmp_path: Path, content: bytes
+):
+    """Finding 9: such a file used to be committed with exit 0 and nothing read."""
+    good = _warc_with(
+        tmp_path / "good.warc.gz",
+        [("<urn:uuid:00000000-0000-4000-8000-000000000401>", "http://x.example.org/", _HTML)],
+    )
+    bad = tmp_path / "bad.warc.gz"
+    bad.write_bytes(content)
+    with pytest.raises(DocumentIngestError, match=f"{bad}: not a WARC or WET file"):
+        ingest_documents([good, bad], CRAWL, tmp_path / "lake", trained, workers=1)
+    assert not (tmp_path / "lake").exists()
+
+
+def test_quotes_and_brackets_in_paths_are_data(trained, tmp_path: Path):
+    """Finding 12: a lake path with ' broke the second run (SQL built by an f-string); an input
+    named with [1] was read as a glob."""
+    folder = tmp_path / "it's [1]"
+    folder.mkdir()
+    lake = folder / "lake's"
+    warc = _warc_with(
+        folder / "crawl [1].warc.gz",
+        [("<urn:uuid:00000000-0000-4000-8000-000000000501>", "http://x.example.org/", _HTML)],
+    )
+    decoy = folder / "crawl 1.warc.gz"  # what the glob [1] would match
+    shutil.copy(REAL_DATA / "warcio-examples" / "example.warc.gz", decoy)
+    files = expand_inputs([str(warc)])
+    assert files == [warc]
+    (first,) = ingest_documents(files, CRAWL, lake, trained, workers=1)
+    assert first["records_written"] == 1
+    second = _warc_with(
+        folder / "more [2].warc.gz",
+        [("<urn:uuid:00000000-0000-4000-8000-000000000501>", "http://x.example.org/", _HTML)],
+    )
+    (again,) = ingest_documents([second], CRAWL, lake, trained, workers=1)
+    assert dict(again["rejected_by_reason"]) == {"duplicate_record_id": 1}
