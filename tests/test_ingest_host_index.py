@@ -68,6 +68,28 @@ def _file(path: Path, rows: list[dict], schema: pa.Schema | None = None) -> Path
     return path
 
 
+def _contradictory(source: pa.Table) -> list[bool]:
+    """Rows whose nutch_fetched exceeds nutch_numRecords (both are nulled on ingest)."""
+    return [
+        fetched is not None and known is not None and fetched > known
+        for fetched, known in zip(
+            source.column("nutch_fetched").to_pylist(),
+            source.column("nutch_numRecords").to_pylist(),
+            strict=True,
+        )
+    ]
+
+
+def _expected(source: pa.Table, name: str) -> list:
+    """A source column as the lake holds it: the contradictory nutch pair nulled."""
+    values = source.column(name).to_pylist()
+    if name not in ("nutch_fetched", "nutch_numRecords"):
+        return values
+    return [
+        None if bad else value for value, bad in zip(values, _contradictory(source), strict=True)
+    ]
+
+
 def test_tiny_crawl_host_index_lands_value_for_value(tiny_crawl: Crawl, tmp_path: Path):
     lake = tmp_path / "lake"
     inputs = _inputs(tiny_crawl)
@@ -91,11 +113,15 @@ def test_tiny_crawl_host_index_lands_value_for_value(tiny_crawl: Crawl, tmp_path
             if column == "url_host_registry_suffix":
                 continue  # derived, above
             if name in source.column_names:
-                assert landed.column(column).to_pylist() == source.column(name).to_pylist(), column
+                assert landed.column(column).to_pylist() == _expected(source, name), column
             else:
                 assert landed.column(column).null_count == landed.num_rows, column
         if crawl != DRIFTED_CRAWL:
             assert row["schema_drift"] == []
+        quirks = sum(_contradictory(source))  # the synthetic crawl plants a few
+        assert dict(row["nulled_by_reason"]) == (
+            {"nutch_fetched_above_num_records": quirks} if quirks else {}
+        )
     committed = _committed(lake)
     assert len(committed) == sum(pq.read_metadata(path).num_rows for path in inputs)
     assert {(row["crawl"], row["surt_host_name"]) for row in committed} == {
@@ -115,7 +141,7 @@ def test_drifted_partition_is_read_by_name_and_reported(tiny_crawl: Crawl, tmp_p
     landed = pq.read_table(lake / row["output_files"][0])
     assert landed.column("fetch_200_lote_pct").null_count == landed.num_rows == source.num_rows
     for column in NUTCH:
-        assert landed.column(column).to_pylist() == source.column(_source_name(column)).to_pylist()
+        assert landed.column(column).to_pylist() == _expected(source, _source_name(column))
     assert landed.column("hcrank").to_pylist() == source.column("hcrank").to_pylist()
     drift = row["schema_drift"]
     assert "missing column fetch_200_lote_pct: read as null" in drift
@@ -200,7 +226,20 @@ def test_the_crawl_comes_from_the_folder_else_from_the_crawl_argument(tmp_path: 
         ingest_host_index([bad_folder], tmp_path / "lake")
     assert not (tmp_path / "lake").exists()  # refused before any work
 
-    rows = ingest_host_index([loose, foldered], tmp_path / "lake", crawl=CRAWL)
+    with pytest.raises(  # neither the folder nor --crawl silently wins
+        LakeError,
+        match=r"part\.parquet: --crawl CC-MAIN-2024-10 contradicts its folder crawl=CC-MAIN-2023-0",
+    ):
+        ingest_host_index([loose, foldered], tmp_path / "lake", crawl=CRAWL)
+    nested = _file(
+        tmp_path / "crawl=CC-MAIN-2023-06" / "crawl=CC-MAIN-2023-14" / "p.parquet", [_row("com,n")]
+    )
+    with pytest.raises(LakeError, match=r"p\.parquet: nested crawl= folders name different"):
+        ingest_host_index([nested], tmp_path / "lake")
+    assert not (tmp_path / "lake").exists()  # refused before any work
+
+    rows = ingest_host_index([loose], tmp_path / "lake", crawl=CRAWL)
+    rows += ingest_host_index([foldered], tmp_path / "lake")
     assert [row["crawl"] for row in rows] == [CRAWL, "CC-MAIN-2023-06"]
     assert [(row["crawl"], row["surt_host_name"]) for row in _committed(tmp_path / "lake")] == [
         ("CC-MAIN-2023-06", "com,folder"),
