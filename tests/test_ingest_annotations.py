@@ -341,7 +341,8 @@ def test_a_folder_contradicting_crawl_or_nested_crawl_folders_are_refused(tmp_pa
     )
     with pytest.raises(
         LakeError,
-        match=r"e\.parquet: nested crawl= folders name different crawls \('CC-MAIN-2023-06', 'CC-MAIN-2023-14'\)",
+        match=r"e\.parquet: nested crawl= folders name different crawls "
+        r"\('CC-MAIN-2023-06', 'CC-MAIN-2023-14'\)",
     ):
         ingest_annotations([nested], lake)
     assert manifest_rows(lake, "page_annotations") == []
@@ -406,3 +407,21 @@ def test_the_cli_refuses_an_unknown_profile_in_one_line(tmp_path: Path, capsys):
         "python -m ingest annotations: error: no annotation profile 'x'; the profiles are "
         "cc_gneissweb_urls, cc_gneissweb_hosts, dpk_gneissweb, fineweb_edu"
     )
+
+
+def test_host_keys_follow_the_one_host_key_rule_at_host_level(tmp_path: Path):
+    """Taken as written (not lower-cased): the same rule the document ingest applies."""
+    source = pq.read_table(CC_HOSTS)
+    keys = ["Abb,Careers", "abb,exa mple", "abb,b,,a", "%41", "abb,", "abb," + "a" * 64]
+    keys += ["abb,careers", "abb,-x_y"]
+    table = pa.Table.from_pylist(
+        [source.slice(0, 1).to_pylist()[0] | {"surt_host_name": key} for key in keys],
+        schema=source.schema,
+    )
+    path = _file(tmp_path / "crawl=CC-MAIN-2024-18" / "h.parquet", table)
+    (row,) = ingest_annotations([path], tmp_path / "lake", max_reject_rate=1.0)
+    assert dict(row["rejected_by_reason"]) == {"bad_host": 6}
+    assert sorted(host["surt_host_name"] for host in _landed(tmp_path / "lake", row)) == [
+        "abb,-x_y",
+        "abb,careers",
+    ]
