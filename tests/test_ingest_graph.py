@@ -793,16 +793,20 @@ def test_a_gz_file_that_is_not_gzip_is_refused_naming_it(tmp_path: Path, content
     assert not manifest_rows(lake, "host_vertices")
 
 
-def test_a_garbage_gz_file_is_a_one_line_cli_error(tmp_path: Path, capsys):
+@pytest.mark.parametrize(
+    ("magic", "message"),
+    [(b"", "not a gzip file"), (b"\x1f\x8b", "not a readable gzip file")],
+    ids=["garbage", "magic-then-garbage"],
+)
+def test_a_garbage_gz_file_is_a_one_line_cli_error(tmp_path: Path, capsys, magic, message):
     path = tmp_path / "g.txt.gz"
-    path.write_bytes(b"\x1f\x8b" + random.Random(3).randbytes(500))  # the magic, then garbage
-    code = main(
-        ["graph", "--release", RELEASE, "--lake", str(tmp_path / "lake"), "--ranks", str(path)]
-    )
+    path.write_bytes(magic + random.Random(3).randbytes(500))
+    lake = str(tmp_path / "lake")
+    code = main(["graph", "--release", RELEASE, "--lake", lake, "--ranks", str(path)])
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert re.match(r"python -m ingest graph: error: .*g\.txt\.gz: not a readable gzip file", err)
+    assert re.match(rf"python -m ingest graph: error: .*g\.txt\.gz: {message}", err)
 
 
 def test_crash_before_the_manifest_is_redone_on_the_next_run(tmp_path, monkeypatch):
