@@ -8,15 +8,21 @@ profiles land in ``page_annotations``, host-level ones in ``host_annotations`` (
 Per row:
 
 * the crawl is the row's ``dump`` (FineWeb-based sources) or ``crawl`` column, else the file's
-  ``crawl=<id>`` folder, else ``--crawl``;
+  ``crawl=<id>`` folder, else ``--crawl``. A folder and ``--crawl`` that name different crawls,
+  or nested ``crawl=`` folders that do, refuse the file before anything is read (neither
+  silently wins); where rows name their crawl and the folder or ``--crawl`` names one too, a
+  row naming another crawl is rejected (``crawl_mismatch``);
 * the host key ``surt_host_name`` comes from ``ingest.hosts``: from the URL, from the host part
   of Common Crawl's SURT URL key (``com,example)/path`` → ``com,example``, already in Common
-  Crawl's form), or, at host level, as given after validation;
+  Crawl's form), or, at host level, as given. Either way it must pass the host-key rule of
+  ``ingest.hosts`` (the one the document ingest applies): a SURT key is taken as written, not
+  lower-cased, so ``Com,Example`` is rejected like ``com,exa mple`` or ``com,b,,a``;
 * the page key is the record id where the source has one, else ``url_surtkey`` and
   ``fetch_time`` (``com,example)/a 2024-03-01T12:00:00.000000Z``).
 
 A row is rejected, with its reason, when it has no key (``missing_key``), no valid host
-(``bad_host``), no valid crawl (``bad_crawl``), no quality signal (``missing_quality``), a
+(``bad_host``), no valid crawl (``bad_crawl``), a crawl other than the folder's or
+``--crawl``'s (``crawl_mismatch``), no quality signal (``missing_quality``), a
 label the profile does not know (``unknown_label``), a value outside its range
 (``score_out_of_range``), or, under ``dpk_gneissweb``, a score below 0.5, which cannot be the
 probability of a binary model's predicted label (``score_not_predicted_label_probability``).
@@ -37,7 +43,7 @@ import pyarrow.compute as pc
 
 from ingest import schemas
 from ingest.annotation_profiles import HOST, AnnotationProfile, detect_profile, profile_named
-from ingest.hosts import bad_dotted_names, surt_host_names_of_urls
+from ingest.hosts import bad_host_keys, surt_host_names_of_urls
 from ingest.lake import (
     IngestReport,
     LakeError,
@@ -49,6 +55,7 @@ from ingest.lake import (
     table_lock,
 )
 from ingest.parquet_input import (
+    crawl_of_folder,
     crawl_of_path,
     is_crawl_id,
     open_parquet,
@@ -90,12 +97,19 @@ def _strip_label(labels: pa.Array) -> pa.Array:
 class _Rows:
     """One read batch turned into lake columns, with a rejection mask per reason."""
 
-    def __init__(self, batch: pa.RecordBatch, crawl: str | None, profile: AnnotationProfile):
+    def __init__(
+        self,
+        batch: pa.RecordBatch,
+        crawl: str | None,
+        profile: AnnotationProfile,
+        expected_crawl: str | None = None,
+    ):
         self.batch = batch
         self.profile = profile
         self.size = batch.num_rows
         self.columns: dict[str, pa.Array] = {}
         self.reasons: dict[str, np.ndarray] = {}
+        self.expected_crawl = expected_crawl  # the folder's or --crawl's, when rows name theirs
         column = profile.crawl_column
         source = batch.column(column) if crawl is None else None
         self.crawls = source if source is not None else pa.repeat(pa.scalar(crawl), self.size)
@@ -112,21 +126,23 @@ def _crawl_checked(rows: _Rows) -> None:
     valid = [value for value in pc.unique(rows.crawls).to_pylist() if value and is_crawl_id(value)]
     known = pc.is_in(rows.crawls, value_set=pa.array(valid, pa.string()))
     rows.reject("bad_crawl", ~_mask(known, False))
+    if rows.expected_crawl is not None:
+        other = pc.not_equal(rows.crawls, rows.expected_crawl)
+        rows.reject("crawl_mismatch", _mask(other, False) & _mask(known, False))
 
 
 def _host_from_surt_keys(rows: _Rows, keys: pa.Array) -> pa.Array:
     """The host part of SURT keys (``com,example:8080)/a`` → ``com,example``), validated."""
     host = pc.struct_field(pc.extract_regex(keys, r"^(?P<host>[^)]*)\)"), "host")
-    host = pc.utf8_lower(pc.replace_substring_regex(host, r":[0-9]*$", ""))
+    host = pc.replace_substring_regex(host, r":[0-9]*$", "")
     return _valid_surt(rows, host)
 
 
 def _valid_surt(rows: _Rows, surt: pa.Array) -> pa.Array:
-    """SURT host keys in the host-name alphabet, with no empty label; others rejected."""
+    """SURT host keys that pass the host-key rule (``ingest.hosts``); others rejected."""
     if not pa.types.is_string(surt.type):
         surt = surt.cast(pa.string())
-    dotted = pc.replace_substring(surt, ",", ".")
-    bad = bad_dotted_names(dotted)
+    bad = bad_host_keys(surt)
     rows.reject("bad_host", bad)
     return pc.if_else(pa.array(bad), None, surt)
 
@@ -165,7 +181,7 @@ def _cc_urls(rows: _Rows) -> None:
 
 def _cc_hosts(rows: _Rows) -> None:
     rows.columns.update(
-        surt_host_name=_valid_surt(rows, pc.utf8_lower(rows.get("surt_host_name"))),
+        surt_host_name=_valid_surt(rows, rows.get("surt_host_name")),
         in_gneissweb=rows.get("in_gneissweb"),
     )
     rows.reject("missing_quality", _mask(pc.is_null(rows.get("in_gneissweb")), True))
@@ -246,9 +262,10 @@ def _convert(
     report: IngestReport,
     first_row: int,
     crawl: str | None,
+    expected_crawl: str | None = None,
 ) -> dict[str, pa.RecordBatch]:
     """The batch's valid rows in the lake schema, by crawl; the others counted as rejected."""
-    rows = _Rows(batch, crawl, profile)
+    rows = _Rows(batch, crawl, profile, expected_crawl)
     _crawl_checked(rows)
     _READERS[profile.name](rows)
     # Each rejected row counts once, under the first of its reasons in this order.
@@ -256,6 +273,7 @@ def _convert(
         "missing_key",
         "bad_host",
         "bad_crawl",
+        "crawl_mismatch",
         "missing_quality",
         "unknown_label",
         "score_out_of_range",
@@ -310,11 +328,13 @@ def _ingest_file(
         path, parquet.schema_arrow, profile.read_schema, spelt, {}, required=profile.required
     )
     read_from_file = dict(zip(profile.read_schema.names, plan.sources, strict=True))
+    expected_crawl = None
     if read_from_file.get(profile.crawl_column) is None:  # the crawl comes from the path
         missing_crawl = f"missing column {profile.crawl_column}"
         drift = [note for note in drift if not note.startswith(missing_crawl)]
         crawl = crawl_of_path(path, crawl)
-    else:  # each row names its crawl
+    else:  # each row names its crawl, which must be the folder's or --crawl's if given
+        expected_crawl = crawl_of_folder(path, crawl)
         crawl = None
     _check_quality_present(path, parquet, profile, read_from_file)
     report = IngestReport(path, drift=drift)
@@ -336,7 +356,8 @@ def _ingest_file(
         for batch in read_planned(parquet, plan, batch_rows):
             first_row = report.read
             report.read += batch.num_rows
-            for value, part in _convert(batch, profile, report, first_row, crawl).items():
+            converted = _convert(batch, profile, report, first_row, crawl, expected_crawl)
+            for value, part in converted.items():
                 writer.write(value, part)
         report.check(max_reject_rate)
         outputs = writer.publish()
@@ -413,6 +434,8 @@ def ingest_annotations(
     if profile is not None:
         profile_named(profile)
     profiles = {path: _profile_of(path, profile) for path in inputs}  # fail before any work
+    for path in inputs:  # a folder contradicting --crawl, or nested crawl= folders
+        crawl_of_folder(path, crawl)
     jobs = []
     with table_lock(lake, TABLES.values()):
         for level, table in TABLES.items():

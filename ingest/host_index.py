@@ -5,10 +5,27 @@ Parquet parts, laid out ``crawl=<CC-MAIN-YYYY-WW>/part-*.parquet`` (or give ``--
 columns the analyses use are kept (``schemas.HOST_INDEX``), read by name, so the index's schema
 drift between partitions is absorbed and reported (``ingest.parquet_input``).
 
-A row is rejected, with its reason, when its ``surt_host_name`` is missing or empty
-(``missing_surt_host_name``) or one of its counts is negative (``negative_count``). Whether a
-host appears once per crawl is a property of the whole table, checked by the staging model's
-tests rather than here, so that memory does not grow with the index.
+A row is **rejected**, with its reason, when its ``surt_host_name`` is missing or empty
+(``missing_surt_host_name``), breaks the host-key rule of ``ingest.hosts``
+(``bad_surt_host_name``: ``com,exa mple``, ``com,b,,a``, ``%41``, upper case, a trailing comma,
+a label over 63 characters), or one of its counts is negative (``negative_count``): the host
+is the row's key, and a negative count says the row is garbage.
+
+An impossible **value** in a row that is otherwise sound is **nulled** and counted in the
+manifest's ``nulled_by_reason`` (the host stays, with what it says that can be trusted):
+
+* ``non_finite_<column>``: a rank (``hcrank``, ``prank``, ``hcrank10``, ``prank10``) that is
+  NaN or ±Infinity;
+* ``out_of_range_<column>``: a negative rank, ``prank`` above 1 (PageRank is a probability),
+  ``hcrank10``/``prank10`` outside [0, 10], ``fetch_200_lote_pct`` outside [0, 100];
+* ``nutch_fetched_above_num_records``: ``nutch_fetched`` > ``nutch_numRecords`` — fetched URLs
+  are a subset of the hostdb's records, so the pair contradicts itself and neither half can be
+  trusted: both are nulled (counted once per row). The coverage mart used to clamp such a
+  host's coverage to 1.0 without a word; now it has no coverage (not analysed), and the
+  manifest says how many.
+
+Whether a host appears once per crawl is a property of the whole table, checked by the staging
+model's tests rather than here, so that memory does not grow with the index.
 """
 
 from __future__ import annotations
@@ -22,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingest import schemas
-from ingest.hosts import registry_suffixes
+from ingest.hosts import bad_host_keys, registry_suffixes
 from ingest.lake import (
     IngestReport,
     LakeError,
@@ -66,12 +83,81 @@ _DERIVED = "url_host_registry_suffix"
 _READ = pa.schema([field for field in schemas.HOST_INDEX if field.name != _DERIVED])
 
 
+# Rank columns' possible ranges (module docstring): (low, high), None for no bound.
+_RANGES: dict[str, tuple[float, float | None]] = {
+    "hcrank": (0.0, None),
+    "prank": (0.0, 1.0),
+    "hcrank10": (0.0, 10.0),
+    "prank10": (0.0, 10.0),
+    "fetch_200_lote_pct": (0, 100),
+}
+_FLOATS = [field.name for field in schemas.HOST_INDEX if pa.types.is_floating(field.type)]
+
+
+def _mask(values: pa.Array | pa.ChunkedArray, null_is: bool) -> np.ndarray:
+    return np.asarray(pc.fill_null(values, null_is).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _null_rows(
+    batch: pa.RecordBatch,
+    report: IngestReport,
+    first_row: int,
+    reason: str,
+    mask: np.ndarray,
+    columns: list[str],
+) -> pa.RecordBatch:
+    """The batch with ``columns`` nulled where ``mask`` is set, counted once per row."""
+    rows = np.flatnonzero(mask)
+    if not rows.size:
+        return batch
+    for row in rows[:3].tolist():
+        values = ", ".join(f"{name}={batch.column(name)[row].as_py()!r}" for name in columns)
+        report.null(reason, f"row {first_row + row}", values)
+    if rows.size > 3:
+        report.nulled[reason] += int(rows.size - 3)
+    nulled = pa.array(mask)
+    arrays = [
+        pc.if_else(nulled, pa.scalar(None, column.type), column) if name in columns else column
+        for name, column in zip(batch.schema.names, batch.columns, strict=True)
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=batch.schema)
+
+
+def _null_impossible(
+    batch: pa.RecordBatch, report: IngestReport, first_row: int, rejected: np.ndarray
+) -> pa.RecordBatch:
+    """The batch with its impossible values nulled, each counted by reason.
+
+    Rows in ``rejected`` are left alone (they are counted as rejected, not as nulled).
+    """
+    for name in _FLOATS:
+        non_finite = ~_mask(pc.is_finite(batch.column(name)), True) & ~rejected
+        batch = _null_rows(batch, report, first_row, f"non_finite_{name}", non_finite, [name])
+    for name, (low, high) in _RANGES.items():
+        column = batch.column(name)
+        outside = pc.less(column, low)
+        if high is not None:
+            outside = pc.or_(outside, pc.greater(column, high))
+        outside = _mask(outside, False) & ~rejected
+        batch = _null_rows(batch, report, first_row, f"out_of_range_{name}", outside, [name])
+    above = pc.greater(batch.column("nutch_fetched"), batch.column("nutch_num_records"))
+    return _null_rows(
+        batch,
+        report,
+        first_row,
+        "nutch_fetched_above_num_records",
+        _mask(above, False) & ~rejected,
+        ["nutch_fetched", "nutch_num_records"],
+    )
+
+
 def _checked(batch: pa.RecordBatch, report: IngestReport, first_row: int) -> pa.RecordBatch:
-    """The batch without its invalid rows, which are counted as rejected."""
+    """The batch without its invalid rows (counted as rejected), impossible values nulled."""
     host = batch.column("surt_host_name")
     missing = np.asarray(
         pc.fill_null(pc.equal(pc.utf8_length(host), 0), True).to_numpy(zero_copy_only=False)
     )
+    malformed = bad_host_keys(host) & ~missing
     negative = np.zeros(batch.num_rows, dtype=bool)
     for name in _COUNTS:
         column = batch.column(name)
@@ -79,15 +165,19 @@ def _checked(batch: pa.RecordBatch, report: IngestReport, first_row: int) -> pa.
             negative |= np.asarray(
                 pc.fill_null(pc.less(column, 0), False).to_numpy(zero_copy_only=False)
             )
-    bad = missing | negative
-    if not bad.any():
-        return batch
-    report.reject_rows(
-        (("missing_surt_host_name", missing), ("negative_count", negative & ~missing)),
-        first_row,
-        lambda row: str(batch.slice(row, 1).to_pylist()),
-    )
-    return batch.filter(pa.array(~bad))
+    bad = missing | malformed | negative
+    if bad.any():
+        report.reject_rows(
+            (
+                ("missing_surt_host_name", missing),
+                ("bad_surt_host_name", malformed),
+                ("negative_count", negative & ~missing & ~malformed),
+            ),
+            first_row,
+            lambda row: str(batch.slice(row, 1).to_pylist()),
+        )
+    batch = _null_impossible(batch, report, first_row, bad)  # rows as numbered in the file
+    return batch.filter(pa.array(~bad)) if bad.any() else batch
 
 
 def _with_registry_suffix(batch: pa.RecordBatch) -> pa.RecordBatch:

@@ -19,6 +19,19 @@ A host also has two notions of "TLD", kept apart and named as Common Crawl names
   (academic, government, …) need it. It is the registered domain without its first label, so
   it is computed the same way for documents (registered domain from the public-suffix list)
   and for the host index (its ``url_host_registered_domain``).
+
+**The host-key rule**, the one check every ingest applies (the web graph's ranks and vertices,
+the host index, both annotation levels, and documents through :func:`host_from_url` and
+:func:`surt_host_name`): a host name is one or more labels joined by the form's separator
+(``.`` in a host name or the graph's reversed name, ``,`` in a SURT key), each label 1 to 63
+characters of ``a-z``, ``0-9``, ``-`` and ``_``, the whole at most 253 characters. Refused:
+an empty name or label (``com,b,,a``, a leading or trailing separator: ``va,``), upper case
+(Common Crawl's keys are lower case; URL hosts are lower-cased before the check), a space,
+``%``, a backslash or any other character (``com,exa mple``, ``%41``), a label over 63 characters,
+the other form's separator inside a key (``com,example.sub``), and a non-ASCII name that IDNA
+cannot encode. ``-`` and ``_`` may stand anywhere in a label: real host names have them
+(``-foo.blogspot.com``), so the rule is looser than DNS's. It is :func:`host_name_problem`
+(scalar) and :func:`bad_host_names` (over Arrow arrays); tests check they agree.
 """
 
 from __future__ import annotations
@@ -30,7 +43,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = [
+    "MAX_HOST_LENGTH",
+    "MAX_LABEL_LENGTH",
+    "bad_dotted_names",
+    "bad_host_keys",
+    "bad_host_names",
     "host_from_url",
+    "host_name_problem",
     "host_tld",
     "normalise_host",
     "registry_suffix",
@@ -41,6 +60,45 @@ __all__ = [
     "surt_host_names_of_urls",
     "surt_to_rev_host",
 ]
+
+MAX_LABEL_LENGTH = 63  # a DNS label; Common Crawl's graph drops hosts with longer ones
+MAX_HOST_LENGTH = 253  # a DNS name, separators included
+_LABEL_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def host_name_problem(name: str | None, separator: str = ".") -> str | None:
+    """What is wrong with a host name or key under the host-key rule (module docstring).
+
+    Args:
+        name: ``sub.example.com`` or ``com.example.sub`` (``separator`` ``.``), or a SURT key
+            ``com,example,sub`` (``separator`` ``,``).
+        separator: the form's label separator.
+
+    Returns:
+        None for a valid name, else a few words saying why it is not one.
+    """
+    if not name:
+        return "empty host name"
+    if len(name) > MAX_HOST_LENGTH:
+        return f"longer than {MAX_HOST_LENGTH} characters"
+    for label in name.split(separator):
+        if not label:
+            return f"an empty label (separator {separator!r} doubled, leading or trailing)"
+        if len(label) > MAX_LABEL_LENGTH:
+            return f"a label longer than {MAX_LABEL_LENGTH} characters"
+        outside = next(
+            (character for character in label if character not in _LABEL_CHARACTERS), None
+        )
+        if outside is not None:
+            return f"character {outside!r} is not a-z, 0-9, '-' or '_'"
+    return None
+
+
+def _checked_name(name: str, written: str, separator: str = ".") -> str:
+    problem = host_name_problem(name, separator)
+    if problem is not None:
+        raise ValueError(f"not a host name: {written!r}: {problem}")
+    return name
 
 
 def normalise_host(host: str) -> str:
@@ -53,22 +111,27 @@ def normalise_host(host: str) -> str:
         The ASCII host name (``xn--bcher-kva.example.de``).
 
     Raises:
-        ValueError: if the host is empty or a label cannot be IDNA-encoded.
+        ValueError: if the host is empty, a label cannot be IDNA-encoded, or the name breaks
+            the host-key rule (module docstring).
     """
     name = host.strip().rstrip(".").lower()
     if name.startswith("[") or not name:
         raise ValueError(f"not a host name: {host!r}")
     name = name.rsplit(":", 1)[0] if name.count(":") == 1 else name
-    if name.isascii():
-        return name
-    try:
-        return name.encode("idna").decode("ascii")
-    except UnicodeError as error:
-        raise ValueError(f"cannot encode host {host!r} as IDNA: {error}") from error
+    if not name.isascii():
+        try:
+            name = name.encode("idna").decode("ascii")
+        except UnicodeError as error:
+            raise ValueError(f"cannot encode host {host!r} as IDNA: {error}") from error
+    return _checked_name(name, host)
 
 
 def host_from_url(url: str) -> str:
-    """The normalised host name of a URL (``https://www.Example.com/a`` → ``www.example.com``)."""
+    """The normalised host name of a URL (``https://www.Example.com/a`` → ``www.example.com``).
+
+    Raises:
+        ValueError: the URL has no host, or its host breaks the host-key rule.
+    """
     host = urlsplit(url.strip()).hostname
     if not host:
         raise ValueError(f"URL has no host: {url!r}")
@@ -81,12 +144,15 @@ def surt_host_name(host: str) -> str:
     Examples:
         ``www.example.com`` → ``com,example``; ``sub.example.com`` → ``com,example,sub``;
         ``www.com`` → ``com,www``.
+
+    Raises:
+        ValueError: there is no host, or it breaks the host-key rule (module docstring).
     """
     name = host_from_url(host) if "/" in host else normalise_host(host)
     labels = name.split(".")
     if len(labels) > 2 and labels[0] == "www":
         labels = labels[1:]
-    return ",".join(reversed(labels))
+    return _checked_name(",".join(reversed(labels)), host, ",")
 
 
 def host_tld(host: str) -> str | None:
@@ -125,12 +191,11 @@ def surt_to_rev_host(surt: str) -> str:
 # ----------------------------------------------------------------------- vectorised (Arrow)
 #
 # The same rules over whole Arrow arrays, for readers of files with hundreds of millions of rows.
-# Tests check them against the functions above. They also refuse names with a character outside
-# the host-name alphabet (letters, digits, ``-``, ``_``, ``.``), an empty label, or no name.
+# Tests check them against the functions above: bad_host_names is host_name_problem, row by row.
 
-_HOST_BYTES = np.zeros(256, dtype=bool)
-for _character in b"abcdefghijklmnopqrstuvwxyz0123456789-_.":
-    _HOST_BYTES[_character] = True
+_LABEL_BYTES = np.zeros(256, dtype=bool)
+for _character in sorted(_LABEL_CHARACTERS):
+    _LABEL_BYTES[ord(_character)] = True
 _DOT = ord(".")
 
 
@@ -153,31 +218,57 @@ def _rows_of(positions: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.searchsorted(offsets, positions, side="right") - 1
 
 
-def bad_dotted_names(names: pa.Array) -> np.ndarray:
-    """Rows that are not dot-separated host names in the host alphabet (null, empty, ``a..b``).
+def bad_host_names(names: pa.Array | pa.ChunkedArray, separator: str = ".") -> np.ndarray:
+    """Rows that break the host-key rule (:func:`host_name_problem`); nulls are bad.
 
     Args:
-        names: string array of lower-case names (``com.example.sub`` or ``sub.example.com``).
+        names: string array of names in one form (``com.example.sub`` or ``sub.example.com``
+            with ``separator`` ``.``, SURT keys ``com,example,sub`` with ``,``).
+        separator: the form's label separator.
 
     Returns:
         A boolean mask, True where the row is not a valid name.
     """
+    if isinstance(names, pa.ChunkedArray):
+        names = names.combine_chunks()
+    if not (pa.types.is_string(names.type) or pa.types.is_large_string(names.type)):
+        names = names.cast(pa.string())
     bad = np.asarray(names.is_null().to_numpy(zero_copy_only=False)).copy()
     data, offsets = _bytes_and_offsets(names)
     lengths = np.diff(offsets)
-    bad |= lengths == 0
+    bad |= (lengths == 0) | (lengths > MAX_HOST_LENGTH)
     if data.size == 0:
         return bad
-    outside = ~_HOST_BYTES[data]
+    cut = data == ord(separator)
+    outside = ~(_LABEL_BYTES[data] | cut)  # non-ASCII bytes too: never in a label
     if outside.any():
         bad[_rows_of(np.flatnonzero(outside), offsets)] = True
-    dots = data == _DOT
-    double = np.flatnonzero(dots[1:] & dots[:-1])
+    double = np.flatnonzero(cut[1:] & cut[:-1])
     if double.size:
-        bad[_rows_of(double, offsets)] = True
+        bad[_rows_of(double + 1, offsets)] = True
     filled = lengths > 0
-    bad[filled] |= dots[offsets[:-1][filled]] | dots[offsets[1:][filled] - 1]
+    bad[filled] |= cut[offsets[:-1][filled]] | cut[offsets[1:][filled] - 1]
+    # A label's length: each byte's distance from the start of its label (a row start or
+    # the byte after a separator).
+    position = np.arange(data.size)
+    starts = np.zeros(data.size, dtype=bool)
+    starts[offsets[:-1][offsets[:-1] < data.size]] = True
+    starts[1:] |= cut[:-1]
+    label_start = np.maximum.accumulate(np.where(starts, position, 0))
+    long = np.flatnonzero(~cut & (position - label_start >= MAX_LABEL_LENGTH))
+    if long.size:
+        bad[_rows_of(long, offsets)] = True
     return bad
+
+
+def bad_dotted_names(names: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """:func:`bad_host_names` of dot-separated names (URL hosts, the graph's reversed hosts)."""
+    return bad_host_names(names, ".")
+
+
+def bad_host_keys(keys: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """:func:`bad_host_names` of SURT host keys (``com,example,sub``)."""
+    return bad_host_names(keys, ",")
 
 
 def registry_suffixes(registered_domains: pa.Array) -> pa.Array:

@@ -25,28 +25,61 @@ import pyarrow.parquet as pq
 
 from ingest.lake import LakeError
 
-__all__ = ["ColumnPlan", "crawl_of_path", "open_parquet", "plan_columns", "read_planned"]
+__all__ = [
+    "ColumnPlan",
+    "crawl_of_folder",
+    "crawl_of_path",
+    "open_parquet",
+    "plan_columns",
+    "read_planned",
+]
 
 _CRAWL = re.compile(r"^CC-MAIN-[0-9]{4}-[0-9]{2}$")
-_CRAWL_IN_PATH = re.compile(r"(?:^|/)crawl=([^/]+)/")
+_CRAWL_IN_PATH = re.compile(r"(?:^|/)crawl=([^/]+)(?=/)")  # lookahead: nested folders all match
+
+
+def crawl_of_folder(path: Path, crawl: str | None) -> str | None:
+    """The crawl a file's ``crawl=<id>`` folder names, checked against ``crawl`` (``--crawl``).
+
+    Returns ``crawl`` when no folder names one (None when neither does).
+
+    Raises:
+        LakeError: ``crawl`` is not a crawl id; the folder's name is not one; folders at
+            several depths name different crawls (``crawl=A/…/crawl=B/``: ambiguous, refused
+            rather than guessed); or ``crawl`` contradicts the folder (refused naming both:
+            neither silently wins).
+    """
+    if crawl is not None and not is_crawl_id(crawl):
+        raise LakeError(f"not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
+    found = _CRAWL_IN_PATH.findall(path.resolve().as_posix())
+    if not found:
+        return crawl
+    if len(set(found)) > 1:
+        raise LakeError(
+            f"{path}: nested crawl= folders name different crawls "
+            f"({', '.join(repr(name) for name in found)}): move the file under one"
+        )
+    folder = found[-1]
+    if not is_crawl_id(folder):
+        raise LakeError(f"{path}: not a crawl id: {folder!r} (expected CC-MAIN-YYYY-WW)")
+    if crawl is not None and crawl != folder:
+        raise LakeError(
+            f"{path}: --crawl {crawl} contradicts its folder crawl={folder}: drop --crawl, "
+            "or move the file"
+        )
+    return folder
 
 
 def crawl_of_path(path: Path, crawl: str | None) -> str:
     """The crawl of an input file: its ``crawl=<id>`` folder, else ``crawl`` (``--crawl``).
 
     Raises:
-        LakeError: when neither names a crawl, or the name is not ``CC-MAIN-YYYY-WW``.
+        LakeError: when neither names a crawl, or as :func:`crawl_of_folder`.
     """
-    if crawl is not None and not is_crawl_id(crawl):
-        raise LakeError(f"not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
-    found = _CRAWL_IN_PATH.findall(path.resolve().as_posix())
-    if found:
-        crawl = found[-1]
-    elif crawl is None:
+    found = crawl_of_folder(path, crawl)
+    if found is None:
         raise LakeError(f"{path}: no crawl=<id> folder in the path; pass --crawl")
-    if not is_crawl_id(crawl):
-        raise LakeError(f"{path}: not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
-    return crawl
+    return found
 
 
 def is_crawl_id(text: str) -> bool:

@@ -255,9 +255,22 @@ def load_registry(
         names: only these classifiers (all when None).
 
     Raises:
-        ClassifierError: a malformed row (naming the file and line), a missing column, a
-            classifier listed twice, or a name in ``names`` without a row.
+        ClassifierError: a registry file that is missing or unreadable (naming it), a
+            malformed row (naming the file and line), a missing column, a classifier listed
+            twice, or a name in ``names`` without a row.
     """
+    try:
+        return _read_registry(path, raw_root, names)
+    except OSError as error:  # missing, a folder, unreadable
+        reason = error.strerror or str(error)
+        raise ClassifierError(f"cannot read the classifier registry {path}: {reason}") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ClassifierError(f"{path}: not a UTF-8 CSV classifier registry: {error}") from None
+
+
+def _read_registry(
+    path: Path, raw_root: Path, names: Sequence[str] | None
+) -> list[ClassifierEntry]:
     entries = []
     seen: dict[str, int] = {}
     with path.open(newline="", encoding="utf-8") as handle:

@@ -10,7 +10,11 @@ Inputs are Parquet or CSV (``.csv``, ``.csv.gz``) files, columns read by name:
 * the document: ``doc_id`` (or FineWeb's ``id``), the WARC-Record-ID ``<urn:uuid:…>`` of the
   response record; or, in a file without an id column, ``url`` plus its crawl;
 * the crawl: a ``crawl`` (or FineWeb's ``dump``) column, else the file's ``crawl=<id>`` folder,
-  else ``--crawl``. Required for ``url`` rows; for id rows it restricts the match to that crawl;
+  else ``--crawl``. Required for ``url`` rows; for id rows it restricts the match to that crawl.
+  A folder and ``--crawl`` naming different crawls, nested ``crawl=`` folders naming different
+  crawls, or a crawl column with a crawl other than the one the folder or ``--crawl`` names,
+  refuse the file, naming both (``ingest.parquet_input.crawl_of_folder``): nothing silently
+  wins;
 * the classifier: a ``classifier`` column, or ``--classifier`` for a file without one (a file
   with both is refused). Every classifier must be a precomputed row of the registry, else the
   file is refused, naming file and classifier;
@@ -62,7 +66,7 @@ from ingest.lake import (
     new_inputs,
     table_lock,
 )
-from ingest.parquet_input import is_crawl_id, open_parquet
+from ingest.parquet_input import crawl_of_folder, is_crawl_id, open_parquet
 from ingest.quality import ClassifierEntry
 
 __all__ = ["SUFFIXES", "TABLE", "ScoresIngestError", "ingest_scores", "is_score_file"]
@@ -73,7 +77,6 @@ TABLE = "document_scores"
 SUFFIXES = (".parquet", ".csv", ".csv.gz")
 _ID_COLUMNS = ("doc_id", "id")  # FineWeb calls the WARC-Record-ID `id`
 _CRAWL_COLUMNS = ("crawl", "dump")  # FineWeb calls the crawl `dump`
-_CRAWL_IN_PATH = re.compile(r"(?:^|/)crawl=([^/]+)/")
 _PART_KEY = re.compile(r"part-([0-9a-f]+)\.parquet$")
 
 # The reasons a row is rejected, in the order they are tested (see the module docstring).
@@ -154,9 +157,11 @@ def _read(path: Path, score_column: str) -> pa.Table:
 
 
 def _crawl_of_path(path: Path, crawl: str | None) -> str | None:
-    """The crawl of a file without a crawl column: its ``crawl=<id>`` folder, else ``crawl``."""
-    found = _CRAWL_IN_PATH.findall(path.resolve().as_posix())
-    return found[-1] if found else crawl
+    """The crawl the file's ``crawl=<id>`` folder or ``crawl`` names (refusing contradictions)."""
+    try:
+        return crawl_of_folder(path, crawl)
+    except LakeError as error:
+        raise ScoresIngestError(str(error)) from error
 
 
 def _normalise(
@@ -201,12 +206,20 @@ def _normalise(
         )
 
     crawl_name = next((name for name in _CRAWL_COLUMNS if name in names), None)
+    file_crawl = _crawl_of_path(path, crawl)
     if crawl_name is not None:
         crawls = _string_column(path, table, crawl_name)
         if crawl_name != "crawl":
             drift.append(f"column {crawl_name} read as crawl")
+        others = sorted(
+            value for value in pc.unique(crawls).to_pylist() if value not in (None, file_crawl)
+        )
+        if file_crawl is not None and others:
+            raise ScoresIngestError(
+                f"{path}: its {crawl_name} column names {', '.join(others[:3])}, but its folder "
+                f"or --crawl names {file_crawl}: drop --crawl, or split the file"
+            )
     else:
-        file_crawl = _crawl_of_path(path, crawl)
         if file_crawl is None and key == "url":
             raise ScoresIngestError(
                 f"{path}: url rows need their crawl: a crawl (or dump) column, a crawl=<id> "

@@ -13,6 +13,24 @@ Host names become SURT keys (``com.example.sub`` → ``com,example,sub``). Every
 written or rejected with its line number and a reason; a file with more than
 ``max_reject_rate`` rejected lines fails and publishes nothing.
 
+What is rejected and what is nulled:
+
+* a line is **rejected** (``malformed_<column>``, or ``wrong_column_count``) when a host name
+  breaks the host-key rule of ``ingest.hosts`` (``com.exa mple``, ``com..a``, upper case, a
+  label over 63 characters), a position is not an integer >= 1 (``0``, ``-3``, ``1.5``,
+  ``NaN``, beyond int64), an id is not an integer >= 0, or a field is not a number at all:
+  without its key the line cannot be placed;
+* a ranks **value** that is impossible is **nulled** in a line still written, and counted in
+  the manifest's ``nulled_by_reason``: ``non_finite_hc_val`` / ``non_finite_pr_val`` (NaN,
+  ±Infinity, or a number such as ``1e400`` that overflows a double), ``out_of_range_hc_val``
+  (negative: harmonic centrality is a sum of reciprocal distances) and ``out_of_range_pr_val``
+  (outside [0, 1]: PageRank is a probability). The host and its positions stay usable.
+
+A file that is not what its name says is refused whole, naming it (``LakeError``, nothing
+published): a ``*.gz`` file that does not start with the gzip magic, a gzip stream that is
+truncated or corrupt anywhere (its lost lines cannot be counted, so no part of it is committed).
+A file whose name does not end in ``.gz`` is read as uncompressed text.
+
 A release must be a row of ``seeds/graph_releases.csv`` (the crawls it spans, which the warehouse
 orders releases by): an unknown name is refused before anything is read, so add its row there
 first. A ``*.paths.gz`` listing (the relative paths of a host graph's vertices or edges parts,
@@ -31,9 +49,11 @@ the host alphabet.
 from __future__ import annotations
 
 import bisect
+import codecs
 import csv as csv_text
 import gzip
 import hashlib
+import io
 import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -128,14 +148,56 @@ class _CarefulReadNeededError(Exception):
 
 
 def _open(path: Path) -> pa.NativeFile | object:
-    """The file's decompressed bytes: ISA-L gunzip (about 2.5x zlib) or the plain file."""
+    """The file's decompressed bytes: ISA-L gunzip (about 2.5x zlib) or the plain file.
+
+    Raises:
+        LakeError: a ``*.gz`` file that does not start with the gzip magic.
+    """
     with path.open("rb") as handle:
         magic = handle.read(2)
     if magic != b"\x1f\x8b":
+        if path.name.endswith(".gz"):
+            raise LakeError(
+                f"{path}: not a gzip file (named *.gz, but its first bytes are {magic!r}, "
+                "not the gzip magic)"
+            )
         return pa.input_stream(str(path))
     from isal import igzip
 
     return igzip.open(path, "rb")
+
+
+class _Utf8Replacing(io.RawIOBase):
+    """A byte stream with every invalid UTF-8 sequence replaced by U+FFFD (the careful path).
+
+    Arrow's CSV parser cannot hand a wrong-width line with such bytes to the invalid-row
+    handler (it fails the whole file); replaced, the line is rejected like any other. Newlines
+    are never part of an invalid sequence, so lines keep their numbers.
+    """
+
+    def __init__(self, raw) -> None:
+        super().__init__()
+        self._raw = raw
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pending = b""
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        want = size if size is not None and size >= 0 else 1 << 24
+        while len(self._pending) < want and not self._ended:
+            chunk = self._raw.read(max(want, 1 << 16))
+            self._ended = not chunk
+            text = self._decoder.decode(chunk, final=self._ended)
+            self._pending += text.encode("utf-8")
+        out, self._pending = self._pending[:want], self._pending[want:]
+        return out
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 def _check_header(path: Path, text_format: TextFormat) -> bool:
@@ -174,8 +236,9 @@ def _reader(path: Path, text_format: TextFormat, careful: bool, block_size: int,
         if careful
         else {name: _TYPES[kind] for name, kind in text_format.columns}
     )
+    stream = _open(path)
     return csv.open_csv(
-        _open(path),
+        _Utf8Replacing(stream) if careful else stream,
         read_options=csv.ReadOptions(
             skip_rows=1 if text_format.header else 0,
             column_names=names,
@@ -199,14 +262,51 @@ def _reader(path: Path, text_format: TextFormat, careful: bool, block_size: int,
     )
 
 
+# The ranks values' possible range (module docstring): (low, high), None for no bound.
+_VALUE_RANGES = {"hc_val": (0.0, None), "pr_val": (0.0, 1.0)}
+
+
+def _null_impossible_values(
+    batch: pa.RecordBatch, report: IngestReport, line_of: Callable[[int], int]
+) -> pa.RecordBatch:
+    """The typed batch with impossible ranks values nulled, each counted by reason."""
+    columns = list(batch.columns)
+    for index, name in enumerate(batch.schema.names):
+        if name not in _VALUE_RANGES:
+            continue
+        column = columns[index]
+        low, high = _VALUE_RANGES[name]
+        non_finite = ~np.asarray(
+            pc.fill_null(pc.is_finite(column), True).to_numpy(zero_copy_only=False)
+        )
+        outside = pc.less(column, low)  # false for NaN
+        if high is not None:
+            outside = pc.or_(outside, pc.greater(column, high))
+        out_of_range = np.asarray(pc.fill_null(outside, False).to_numpy(zero_copy_only=False))
+        out_of_range &= ~non_finite
+        if not (non_finite.any() or out_of_range.any()):
+            continue  # the common case: nothing to null
+        for reason, mask in (
+            (f"non_finite_{name}", non_finite),
+            (f"out_of_range_{name}", out_of_range),
+        ):
+            rows = np.flatnonzero(mask)
+            for row in rows[:3].tolist():
+                report.null(reason, line_of(row), f"{name}={column[row].as_py()!r}")
+            if rows.size > 3:
+                report.nulled[reason] += int(rows.size - 3)
+        columns[index] = pc.if_else(pa.array(non_finite | out_of_range), None, column)
+    return pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+
+
 def _fast_batches(
     path: Path, text_format: TextFormat, report: IngestReport, block_size: int
 ) -> Iterator[pa.RecordBatch]:
-    def wrong_width(_row: csv.InvalidRow) -> str:
-        return "error"
-
+    # No invalid-row handler: a wrong-width line fails the parse (then the careful path),
+    # without Arrow first decoding the line for a handler (which fails on bytes not UTF-8).
+    first_line = 2 if text_format.header else 1  # no line is skipped on the fast path
     try:
-        for batch in _reader(path, text_format, False, block_size, wrong_width):
+        for batch in _reader(path, text_format, False, block_size, None):
             for (name, kind), column in zip(text_format.columns, batch.columns, strict=True):
                 if kind in ("id", "host") and column.null_count:
                     raise _CarefulReadNeededError(f"a missing {name}")
@@ -216,9 +316,10 @@ def _fast_batches(
                         raise _CarefulReadNeededError(f"{name} {lowest} out of range")
                 if kind == "host" and bad_dotted_names(column).any():
                     raise _CarefulReadNeededError("a malformed host name")
+            base = first_line + report.read
             report.read += batch.num_rows
             report.written += batch.num_rows
-            yield batch
+            yield _null_impossible_values(batch, report, lambda index, base=base: base + index)
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         raise _CarefulReadNeededError(str(error).splitlines()[0]) from error
 
@@ -310,7 +411,12 @@ def _careful_batches(
             schema=pa.schema([(name, _TYPES[kind]) for name, kind in text_format.columns]),
         )
         report.written += typed.num_rows
-        yield typed
+        kept_lines = np.flatnonzero(~bad_any) if bad_any.any() else None
+
+        def kept_line_of(index: int, kept=kept_lines, line_of=line_of) -> int:
+            return line_of(index if kept is None else int(kept[index]))
+
+        yield _null_impossible_values(typed, report, kept_line_of)
     for number, text in extra:
         report.read += 1
         report.reject("wrong_column_count", number, text)
@@ -350,6 +456,9 @@ def read_text_table(
         return report
     except (EOFError, gzip.BadGzipFile, isal_zlib.error) as error:  # truncated or corrupt
         raise LakeError(f"{path}: not a readable gzip file: {error}") from error
+    except OSError as error:  # a damaged stream ("zlib inflate failed"), a failing disk
+        what = "not a readable gzip file" if path.name.endswith(".gz") else "cannot read it"
+        raise LakeError(f"{path}: {what}: {error}") from error
     except pa.ArrowInvalid as error:  # what even the careful path cannot parse
         raise LakeError(f"{path}: unreadable: {str(error).splitlines()[0]}") from error
 

@@ -10,7 +10,10 @@ import pytest
 
 from ingest.hosts import (
     bad_dotted_names,
+    bad_host_keys,
+    bad_host_names,
     host_from_url,
+    host_name_problem,
     host_tld,
     normalise_host,
     registry_suffix,
@@ -222,3 +225,80 @@ def test_registry_suffixes_match_the_scalar_function():
     assert expected == ["ac.uk", "com", "b.gov.uk", None, None, None, "de"]
     assert registry_suffixes(pa.array(domains, pa.string())).to_pylist() == expected
     assert registry_suffixes(pa.array(domains, pa.large_string())).to_pylist() == expected
+
+
+# ----------------------------------------------------------------------- the host-key rule
+
+# Keys every reader must refuse (issue 17 #6), and real shapes every reader must take.
+BAD_KEYS = [
+    "com,exa mple",
+    "com,b,,a",
+    "%41",
+    "com,%41",
+    "Com,Example",
+    "COM",
+    "",
+    "va,",
+    ",com",
+    "com," + "a" * 64,  # a label over 63 characters
+    ",".join(["a" * 60] * 5),  # over 253 characters
+    "com,example.sub",  # the graph's separator inside a SURT key
+    "com,exämple",
+    "com,a\\b",
+    "com,a\tb",
+]
+GOOD_KEYS = [
+    "com,example",
+    "com,example,sub",
+    "va",
+    "de,xn--bcher-kva",
+    "com,blogspot,-foo",
+    "com,a_b,x-y",
+    "1,2,0,192",
+    "com," + "a" * 63,
+    ",".join(["a" * 62] * 4),  # 251 characters
+]
+
+
+def test_the_scalar_and_vectorised_host_key_rules_agree():
+    keys = [*BAD_KEYS, *GOOD_KEYS, None]
+    expected = [True] * len(BAD_KEYS) + [False] * len(GOOD_KEYS) + [True]
+    assert bad_host_keys(pa.array(keys)).tolist() == expected
+    assert [host_name_problem(key, ",") is not None for key in keys] == expected
+    dotted = [None if key is None else key.replace(",", ".") for key in keys]
+    dotted[BAD_KEYS.index("com,example.sub")] = "com.example,sub"  # the SURT comma in a name
+    assert bad_host_names(pa.array(dotted), ".").tolist() == expected
+    assert [host_name_problem(name) is not None for name in dotted] == expected
+    array = pa.array(keys)
+    for start in range(0, len(keys), 4):  # sliced arrays: offsets not at 0
+        window = array.slice(start, 5)
+        assert bad_host_keys(window).tolist() == expected[start : start + 5]
+    assert bad_host_keys(pa.chunked_array([keys[:3], keys[3:]])).tolist() == expected
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://exa mple.com/",
+        "http://%41.com/",
+        "http://ex\u00a0ample.com/",  # IDNA maps a no-break space to a space
+        "http://" + "a" * 64 + ".com/",
+        "http://" + "é" * 70 + ".com/",  # not IDNA-encodable: the label is too long
+        "http://" + ".".join(["a" * 60] * 5) + "/",
+    ],
+)
+def test_the_document_readers_host_functions_refuse_what_the_rule_refuses(url: str):
+    """documents.py rejects a record as bad_url when host_from_url/surt_host_name raise."""
+    with pytest.raises(ValueError):
+        surt_host_name(host_from_url(url))
+    hosts, bad = surt_host_names_of_urls(pa.array([url]))
+    assert bad.tolist() == [True] and hosts.to_pylist() == [None]
+
+
+def test_surt_host_name_raises_for_a_host_the_rule_refuses():
+    for host in ["exa mple.com", "a..b", "%41", "a" * 64 + ".com", "com,b"]:
+        with pytest.raises(ValueError, match="not a host name"):
+            surt_host_name(host)
+    with pytest.raises(ValueError, match="not a host name"):
+        host_from_url("http://exa mple.com/")
+    assert surt_host_name("-foo.blogspot.com") == "com,blogspot,-foo"

@@ -305,14 +305,59 @@ def test_a_file_matching_two_profiles_needs_the_profile_named(tmp_path: Path):
 
 def test_the_crawl_comes_from_the_rows_else_the_folder_else_the_argument(tmp_path: Path):
     lake = tmp_path / "lake"
-    folder = tmp_path / "crawl=CC-MAIN-2023-06"
-    with_dump = _file(folder / "a.parquet", [_edu(1, dump="CC-MAIN-2021-04")])
+    with_dump = _file(tmp_path / "plain" / "a.parquet", [_edu(1, dump="CC-MAIN-2021-04")])
     crawl_column = _file(tmp_path / "b.parquet", [_cc_url(2) | {"crawl": "CC-MAIN-2022-33"}])
+    in_folder = _file(
+        tmp_path / "crawl=CC-MAIN-2023-06" / "d.parquet", [_cc_url(4)], pq.read_schema(CC_URLS)
+    )
     loose = _file(tmp_path / "loose" / "c.parquet", [_cc_url(3)], pq.read_schema(CC_URLS))
     with pytest.raises(LakeError, match=r"c\.parquet: no crawl=<id> folder in the path"):
         ingest_annotations([loose], lake)
-    rows = ingest_annotations([with_dump, crawl_column, loose], lake, crawl="CC-MAIN-2024-10")
-    assert [row["crawl"] for row in rows] == ["CC-MAIN-2021-04", "CC-MAIN-2022-33", CRAWL]
+    rows = ingest_annotations([with_dump, crawl_column, in_folder], lake)
+    assert [row["crawl"] for row in rows] == [
+        "CC-MAIN-2021-04",
+        "CC-MAIN-2022-33",
+        "CC-MAIN-2023-06",
+    ]
+    (row,) = ingest_annotations([loose], lake, crawl="CC-MAIN-2024-10")
+    assert row["crawl"] == "CC-MAIN-2024-10"
+
+
+def test_a_folder_contradicting_crawl_or_nested_crawl_folders_are_refused(tmp_path: Path):
+    """Neither the folder nor --crawl silently wins; nested crawl= folders are ambiguous."""
+    lake = tmp_path / "lake"
+    in_folder = _file(
+        tmp_path / "crawl=CC-MAIN-2023-06" / "d.parquet", [_cc_url(4)], pq.read_schema(CC_URLS)
+    )
+    with pytest.raises(
+        LakeError,
+        match=r"d\.parquet: --crawl CC-MAIN-2024-10 contradicts its folder crawl=CC-MAIN-2023-06",
+    ):
+        ingest_annotations([in_folder], lake, crawl="CC-MAIN-2024-10")
+    nested = _file(
+        tmp_path / "crawl=CC-MAIN-2023-06" / "crawl=CC-MAIN-2023-14" / "e.parquet",
+        [_cc_url(5)],
+        pq.read_schema(CC_URLS),
+    )
+    with pytest.raises(
+        LakeError,
+        match=r"e\.parquet: nested crawl= folders name different crawls "
+        r"\('CC-MAIN-2023-06', 'CC-MAIN-2023-14'\)",
+    ):
+        ingest_annotations([nested], lake)
+    assert manifest_rows(lake, "page_annotations") == []
+    (row,) = ingest_annotations([in_folder], lake, crawl="CC-MAIN-2023-06")  # agreeing: fine
+    assert row["crawl"] == "CC-MAIN-2023-06"
+
+
+def test_rows_naming_another_crawl_than_their_folder_are_rejected(tmp_path: Path):
+    lake = tmp_path / "lake"
+    rows = [_edu(1, dump="CC-MAIN-2021-04"), _edu(2, dump="CC-MAIN-2023-06")]
+    path = _file(tmp_path / "crawl=CC-MAIN-2023-06" / "a.parquet", rows)
+    (row,) = ingest_annotations([path], lake, max_reject_rate=0.5)
+    assert dict(row["rejected_by_reason"]) == {"crawl_mismatch": 1}
+    written = pq.read_table(lake / row["output_files"][0]).to_pylist()
+    assert [page["doc_id"] for page in written] == [rows[1]["id"]]
 
 
 def test_a_file_with_two_crawls_lands_in_two_partitions_with_one_manifest_row(tmp_path: Path):
@@ -362,3 +407,21 @@ def test_the_cli_refuses_an_unknown_profile_in_one_line(tmp_path: Path, capsys):
         "python -m ingest annotations: error: no annotation profile 'x'; the profiles are "
         "cc_gneissweb_urls, cc_gneissweb_hosts, dpk_gneissweb, fineweb_edu"
     )
+
+
+def test_host_keys_follow_the_one_host_key_rule_at_host_level(tmp_path: Path):
+    """Taken as written (not lower-cased): the same rule the document ingest applies."""
+    source = pq.read_table(CC_HOSTS)
+    keys = ["Abb,Careers", "abb,exa mple", "abb,b,,a", "%41", "abb,", "abb," + "a" * 64]
+    keys += ["abb,careers", "abb,-x_y"]
+    table = pa.Table.from_pylist(
+        [source.slice(0, 1).to_pylist()[0] | {"surt_host_name": key} for key in keys],
+        schema=source.schema,
+    )
+    path = _file(tmp_path / "crawl=CC-MAIN-2024-18" / "h.parquet", table)
+    (row,) = ingest_annotations([path], tmp_path / "lake", max_reject_rate=1.0)
+    assert dict(row["rejected_by_reason"]) == {"bad_host": 6}
+    assert sorted(host["surt_host_name"] for host in _landed(tmp_path / "lake", row)) == [
+        "abb,-x_y",
+        "abb,careers",
+    ]

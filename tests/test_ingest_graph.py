@@ -195,6 +195,14 @@ JAVA_NUMBERS = [
 ]
 
 
+def _possible(text: str, high: float | None) -> float | None:
+    """The value a ranks line's text should land as: the double, or None when impossible."""
+    value = float(text)
+    if not math.isfinite(value) or value < 0 or (high is not None and value > high):
+        return None
+    return value
+
+
 @pytest.mark.parametrize("careful", [False, True], ids=["fast", "careful"])
 def test_java_float_and_double_text_is_read_exactly(tmp_path: Path, careful: bool):
     lines = [HOST_HEADER]
@@ -205,13 +213,22 @@ def test_java_float_and_double_text_is_read_exactly(tmp_path: Path, careful: boo
     assert resets == int(careful)
     assert len(rows) == len(JAVA_NUMBERS) == report.written
     for position, row in enumerate(rows, start=1):
-        # repr() tells -0.0 from 0.0 and compares NaN with NaN; float() is the reference
-        assert repr(row["hc_val"]) == repr(float(JAVA_NUMBERS[position - 1]))
-        assert repr(row["pr_val"]) == repr(float(JAVA_NUMBERS[-position]))
+        # repr() tells -0.0 from 0.0; float() is the reference
+        assert repr(row["hc_val"]) == repr(_possible(JAVA_NUMBERS[position - 1], None))
+        assert repr(row["pr_val"]) == repr(_possible(JAVA_NUMBERS[-position], 1.0))
         assert (row["hc_pos"], row["pr_pos"]) == (position, position)
     assert rows[0]["hc_val"] == 34626736.0
     assert rows[4]["hc_val"] == 3.794876113587071e-4
-    assert math.isnan(rows[17]["hc_val"]) and rows[18]["hc_val"] == math.inf
+    assert rows[10]["hc_val"] == 0.0 and math.copysign(1, rows[10]["hc_val"]) == -1  # -0.0
+    assert rows[15]["hc_val"] == 1.7976931348623157e308
+    assert rows[17]["hc_val"] is None and rows[18]["hc_val"] is None  # NaN, Infinity
+    # nulled, not rejected: each impossible value counted by reason
+    assert dict(report.nulled) == {
+        "non_finite_hc_val": 3,  # NaN, Infinity, -Infinity
+        "out_of_range_hc_val": 2,  # -1.5E-3, -2.5E10
+        "non_finite_pr_val": 3,
+        "out_of_range_pr_val": 2 + 6,  # the negatives; the four E7s, 134.08333 and the max
+    }
 
 
 def test_both_paths_accept_the_same_number_spellings(tmp_path: Path):
@@ -228,8 +245,11 @@ def test_both_paths_accept_the_same_number_spellings(tmp_path: Path):
     assert [repr(row["hc_val"]) for row in careful_rows] == [
         repr(row["hc_val"]) for row in fast_rows
     ]
-    assert [repr(row["hc_val"]) for row in fast_rows] == [repr(float(t)) for t in spellings]
+    assert [repr(row["hc_val"]) for row in fast_rows] == [
+        repr(_possible(t, None)) for t in spellings
+    ]
     assert dict(careful.rejected) == {"malformed_host_rev": 1}
+    assert dict(careful.nulled) == {"non_finite_hc_val": 7}
 
 
 @pytest.mark.parametrize("careful", [False, True], ids=["fast", "careful"])
@@ -299,6 +319,13 @@ RANKS_BAD_LINES = [
     ("1\t1.0\t1\t0.5\tcom.ex ample", "malformed_host_rev"),
     ("1\t1.0\t1\t0.5\tde.bücher", "malformed_host_rev"),
     ("1\t1.0\t1\t0.5\t---", "malformed_host_rev"),
+    ("1\t1.0\t1\t0.5\tcom.%41", "malformed_host_rev"),
+    ("1\t1.0\t1\t0.5\tcom,b", "malformed_host_rev"),  # a SURT comma in a reversed name
+    ("1\t1.0\t1\t0.5\tcom." + "a" * 64, "malformed_host_rev"),  # a label over 63
+    ("1\t1.0\t1\t0.5\t" + ".".join(["a" * 60] * 5), "malformed_host_rev"),  # over 253
+    ("NaN\t1.0\t1\t0.5\tcom.a", "malformed_hc_pos"),
+    ("1\t1.0\tInfinity\t0.5\tcom.a", "malformed_pr_pos"),
+    ("1e0\t1.0\t1\t0.5\tcom.a", "malformed_hc_pos"),
     ("0\tabc\t1\t0.5\tcom..x", "malformed_hc_pos"),  # the first bad column names the reason
 ]
 
@@ -704,12 +731,82 @@ def test_bytes_that_are_not_utf8_make_a_rejected_line(tmp_path: Path):
     assert report.examples[0].endswith(repr("1\tcom.\ufffd"))
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-def test_a_wrong_width_line_that_is_not_utf8_is_a_lake_error(tmp_path: Path):
-    path = tmp_path / "v.txt.gz"  # pyarrow cannot hand such a line to the invalid-row handler
-    path.write_bytes(gzip.compress(b"0\tcom.a\n\xff\n2\tcom.c\n"))
-    with pytest.raises(LakeError, match=r"v\.txt\.gz: unreadable: CSV parse error"):
-        _read(path, VERTICES)
+@pytest.mark.parametrize("width", ["short", "long"])
+def test_a_wrong_width_line_that_is_not_utf8_is_a_rejected_line(tmp_path: Path, width: str):
+    """Arrow cannot hand such a line to the invalid-row handler: the careful path replaces
+    the bytes first, so the line is rejected and the others are written (it failed the file)."""
+    bad = b"\xff" if width == "short" else b"1\tcom.\xff\tx"
+    path = tmp_path / "v.txt.gz"
+    path.write_bytes(gzip.compress(b"0\tcom.a\n" + bad + b"\n2\tcom.c\n"))
+    rows, report, resets = _read(path, VERTICES)
+    assert resets == 1
+    assert [(row["vertex_id"], row["host_rev"]) for row in rows] == [(0, "com.a"), (2, "com.c")]
+    assert _rejections(report) == {2: "wrong_column_count"}
+    assert report.examples[0].endswith(repr(bad.decode(errors="replace")))
+
+
+def test_impossible_ranks_values_are_nulled_and_counted_in_the_manifest(tmp_path: Path):
+    lines = [
+        HOST_HEADER,
+        "1\tNaN\t2\t0.5\tcom.a",
+        "2\tInfinity\t3\t-Infinity\tcom.b",
+        "3\t1e400\t1\t1e-400\tcom.c",  # overflows to inf; underflows to 0.0 (possible)
+        "4\t-2.5E3\t4\t1.5\tcom.d",
+        "5\t2.1519174E7\t5\t3.794876113587071E-4\tcom.e",  # real spellings, kept
+    ]
+    for careful in (False, True):
+        lake = tmp_path / f"lake-{careful}"
+        ranks = _write(
+            tmp_path / f"r{careful}.txt.gz", lines + ([BAD_RANKS_LINE] if careful else [])
+        )
+        (row,) = ingest_graph(RELEASE, lake, ranks=ranks, max_reject_rate=0.5)
+        got = sorted(
+            (r["surt_host_name"], r["hc_pos"], r["hc_val"], r["pr_pos"], r["pr_val"])
+            for r in _lake_rows(lake, "host_ranks")
+        )
+        assert got == [
+            ("com,a", 1, None, 2, 0.5),
+            ("com,b", 2, None, 3, None),
+            ("com,c", 3, None, 1, 0.0),
+            ("com,d", 4, None, 4, None),
+            ("com,e", 5, 21519174.0, 5, 3.794876113587071e-4),
+        ]
+        assert dict(row["nulled_by_reason"]) == {
+            "non_finite_hc_val": 3,
+            "out_of_range_hc_val": 1,
+            "non_finite_pr_val": 1,
+            "out_of_range_pr_val": 1,
+        }
+        assert (row["records_read"], row["records_written"]) == (5 + careful, 5)
+        examples = [e for e in row["rejected_examples"] if "(nulled)" in e]
+        assert any(e.endswith(":2: non_finite_hc_val (nulled): 'hc_val=nan'") for e in examples)
+        assert any(":5: out_of_range_pr_val (nulled): 'pr_val=1.5'" in e for e in examples)
+
+
+@pytest.mark.parametrize("content", [b"", b"x", b"PK\x03\x04 not gzip at all", bytes(range(256))])
+def test_a_gz_file_that_is_not_gzip_is_refused_naming_it(tmp_path: Path, content: bytes):
+    path = tmp_path / "v.txt.gz"
+    path.write_bytes(content)
+    lake = tmp_path / "lake"
+    with pytest.raises(LakeError, match=r"v\.txt\.gz: not a gzip file"):
+        ingest_graph(RELEASE, lake, vertices=[path])
+    assert not manifest_rows(lake, "host_vertices")
+
+
+@pytest.mark.parametrize(
+    ("magic", "message"),
+    [(b"", "not a gzip file"), (b"\x1f\x8b", "not a readable gzip file")],
+    ids=["garbage", "magic-then-garbage"],
+)
+def test_a_garbage_gz_file_is_a_one_line_cli_error(tmp_path: Path, capsys, magic, message):
+    path = tmp_path / "g.txt.gz"
+    path.write_bytes(magic + random.Random(3).randbytes(500))
+    lake = str(tmp_path / "lake")
+    code = main(["graph", "--release", RELEASE, "--lake", lake, "--ranks", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert re.match(rf"python -m ingest graph: error: .*g\.txt\.gz: {message}", err)
 
 
 def test_crash_before_the_manifest_is_redone_on_the_next_run(tmp_path, monkeypatch):

@@ -68,6 +68,28 @@ def _file(path: Path, rows: list[dict], schema: pa.Schema | None = None) -> Path
     return path
 
 
+def _contradictory(source: pa.Table) -> list[bool]:
+    """Rows whose nutch_fetched exceeds nutch_numRecords (both are nulled on ingest)."""
+    return [
+        fetched is not None and known is not None and fetched > known
+        for fetched, known in zip(
+            source.column("nutch_fetched").to_pylist(),
+            source.column("nutch_numRecords").to_pylist(),
+            strict=True,
+        )
+    ]
+
+
+def _expected(source: pa.Table, name: str) -> list:
+    """A source column as the lake holds it: the contradictory nutch pair nulled."""
+    values = source.column(name).to_pylist()
+    if name not in ("nutch_fetched", "nutch_numRecords"):
+        return values
+    return [
+        None if bad else value for value, bad in zip(values, _contradictory(source), strict=True)
+    ]
+
+
 def test_tiny_crawl_host_index_lands_value_for_value(tiny_crawl: Crawl, tmp_path: Path):
     lake = tmp_path / "lake"
     inputs = _inputs(tiny_crawl)
@@ -91,11 +113,15 @@ def test_tiny_crawl_host_index_lands_value_for_value(tiny_crawl: Crawl, tmp_path
             if column == "url_host_registry_suffix":
                 continue  # derived, above
             if name in source.column_names:
-                assert landed.column(column).to_pylist() == source.column(name).to_pylist(), column
+                assert landed.column(column).to_pylist() == _expected(source, name), column
             else:
                 assert landed.column(column).null_count == landed.num_rows, column
         if crawl != DRIFTED_CRAWL:
             assert row["schema_drift"] == []
+        quirks = sum(_contradictory(source))  # the synthetic crawl plants a few
+        assert dict(row["nulled_by_reason"]) == (
+            {"nutch_fetched_above_num_records": quirks} if quirks else {}
+        )
     committed = _committed(lake)
     assert len(committed) == sum(pq.read_metadata(path).num_rows for path in inputs)
     assert {(row["crawl"], row["surt_host_name"]) for row in committed} == {
@@ -115,7 +141,7 @@ def test_drifted_partition_is_read_by_name_and_reported(tiny_crawl: Crawl, tmp_p
     landed = pq.read_table(lake / row["output_files"][0])
     assert landed.column("fetch_200_lote_pct").null_count == landed.num_rows == source.num_rows
     for column in NUTCH:
-        assert landed.column(column).to_pylist() == source.column(_source_name(column)).to_pylist()
+        assert landed.column(column).to_pylist() == _expected(source, _source_name(column))
     assert landed.column("hcrank").to_pylist() == source.column("hcrank").to_pylist()
     drift = row["schema_drift"]
     assert "missing column fetch_200_lote_pct: read as null" in drift
@@ -200,7 +226,20 @@ def test_the_crawl_comes_from_the_folder_else_from_the_crawl_argument(tmp_path: 
         ingest_host_index([bad_folder], tmp_path / "lake")
     assert not (tmp_path / "lake").exists()  # refused before any work
 
-    rows = ingest_host_index([loose, foldered], tmp_path / "lake", crawl=CRAWL)
+    with pytest.raises(  # neither the folder nor --crawl silently wins
+        LakeError,
+        match=r"part\.parquet: --crawl CC-MAIN-2024-10 contradicts its folder crawl=CC-MAIN-2023-0",
+    ):
+        ingest_host_index([loose, foldered], tmp_path / "lake", crawl=CRAWL)
+    nested = _file(
+        tmp_path / "crawl=CC-MAIN-2023-06" / "crawl=CC-MAIN-2023-14" / "p.parquet", [_row("com,n")]
+    )
+    with pytest.raises(LakeError, match=r"p\.parquet: nested crawl= folders name different"):
+        ingest_host_index([nested], tmp_path / "lake")
+    assert not (tmp_path / "lake").exists()  # refused before any work
+
+    rows = ingest_host_index([loose], tmp_path / "lake", crawl=CRAWL)
+    rows += ingest_host_index([foldered], tmp_path / "lake")
     assert [row["crawl"] for row in rows] == [CRAWL, "CC-MAIN-2023-06"]
     assert [(row["crawl"], row["surt_host_name"]) for row in _committed(tmp_path / "lake")] == [
         ("CC-MAIN-2023-06", "com,folder"),
@@ -428,3 +467,78 @@ def test_the_readme_rows_land_with_their_printed_values(tmp_path: Path, capsys):
                 continue
             assert got[column] == expected[_source_name(column)], column
     assert landed["va,vaticannews"]["nutch_num_records"] == 22204  # nutch_numRecords
+
+
+# ----------------------------------------------------------------------- issue 17: values, keys
+
+
+def test_bad_host_keys_are_rejected_by_the_one_host_key_rule(tmp_path: Path):
+    bad = ["com,exa mple", "com,b,,a", "%41", "Com,Example", "va,", "com," + "a" * 64]
+    good = ["com,example", "com,blogspot,-foo", "de,xn--bcher-kva", "com,a_b"]
+    path = _file(tmp_path / f"crawl={CRAWL}" / "p.parquet", [_row(key) for key in bad + good])
+    (row,) = ingest_host_index([path], tmp_path / "lake", max_reject_rate=1.0)
+    assert dict(row["rejected_by_reason"]) == {"bad_surt_host_name": len(bad)}
+    assert [host["surt_host_name"] for host in _committed(tmp_path / "lake")] == sorted(good)
+    assert "row 0: bad_surt_host_name: " in row["rejected_examples"][0]
+
+
+def test_impossible_values_are_nulled_and_counted_by_reason(tmp_path: Path):
+    rows = [
+        _row("com,a", hcrank=float("nan"), prank=2.5e-9),
+        _row("com,b", hcrank=float("inf"), prank=float("-inf"), hcrank10=11.0),
+        _row("com,c", hcrank=-3.0, prank=1.5, prank10=-0.1, fetch_200_lote_pct=101),
+        _row("com,d", nutch_numRecords=10, nutch_fetched=12, nutch_unfetched=1),
+        _row(
+            "com,e",
+            hcrank=1.371761e07,
+            prank=2.503322e-09,
+            hcrank10=2.988,
+            prank10=10.0,
+            nutch_numRecords=12,
+            nutch_fetched=12,
+            fetch_200_lote_pct=100,
+        ),
+    ]
+    schema = pa.schema(
+        [("surt_host_name", pa.string()), ("url_host_tld", pa.string())]
+        + [(name, pa.float64()) for name in ("hcrank", "prank", "hcrank10", "prank10")]
+        + [
+            (name, pa.int32())
+            for name in ("fetch_200", "fetch_200_lote_pct", "nutch_numRecords", "nutch_fetched")
+        ]
+        + [("nutch_unfetched", pa.int32())]
+    )
+    path = _file(tmp_path / f"crawl={CRAWL}" / "p.parquet", rows, schema)
+    (row,) = ingest_host_index([path], tmp_path / "lake")
+    assert (row["records_read"], row["records_written"], row["records_rejected"]) == (5, 5, 0)
+    assert dict(row["nulled_by_reason"]) == {
+        "non_finite_hcrank": 2,
+        "non_finite_prank": 1,
+        "out_of_range_hcrank": 1,
+        "out_of_range_prank": 1,
+        "out_of_range_hcrank10": 1,
+        "out_of_range_prank10": 1,
+        "out_of_range_fetch_200_lote_pct": 1,
+        "nutch_fetched_above_num_records": 1,
+    }
+    hosts = {host["surt_host_name"]: host for host in _committed(tmp_path / "lake")}
+    columns = ("hcrank", "prank", "hcrank10", "prank10", "fetch_200_lote_pct")
+    assert [tuple(hosts[f"com,{h}"][c] for c in columns) for h in "abcde"] == [
+        (None, 2.5e-9, None, None, None),
+        (None, None, None, None, None),
+        (None, None, None, None, None),
+        (1.5, None, None, None, None),
+        (1.371761e07, 2.503322e-09, 2.988, 10.0, 100),
+    ]
+    # the contradictory pair: both nulled, the rest of the row kept
+    d = hosts["com,d"]
+    assert (d["nutch_num_records"], d["nutch_fetched"], d["nutch_unfetched"]) == (None, None, 1)
+    assert (hosts["com,e"]["nutch_num_records"], hosts["com,e"]["nutch_fetched"]) == (12, 12)
+    nulled = [example for example in row["rejected_examples"] if "(nulled)" in example]
+    assert any(
+        example.endswith(
+            ":row 3: nutch_fetched_above_num_records (nulled): "
+            "'nutch_fetched=12, nutch_num_records=10'"
+        )
+        for example in nulled
+    )

@@ -278,12 +278,35 @@ def test_the_crawl_comes_from_the_folder_or_the_flag(lake: Path, entries, tmp_pa
     folder.mkdir()
     by_folder = _csv(folder / "a.csv", [["url", "score"], ["https://a.example/1", "0.5"]])
     by_flag = _csv(tmp_path / "b.csv", [["url", "score"], ["https://a.example/2", "0.5"]])
-    rows = ingest_scores([by_folder, by_flag], lake, entries, classifier="prob_model", crawl=CRAWL)
+    with pytest.raises(  # neither the folder nor the flag silently wins
+        ScoresIngestError, match=rf"a\.csv: --crawl {CRAWL} contradicts its folder crawl={LATER}"
+    ):
+        ingest_scores([by_folder], lake, entries, classifier="prob_model", crawl=CRAWL)
+    rows = ingest_scores([by_folder], lake, entries, classifier="prob_model")
+    rows += ingest_scores([by_flag], lake, entries, classifier="prob_model", crawl=CRAWL)
     assert [row["crawl"] for row in rows] == [LATER, CRAWL]
     assert _committed_scores(lake, "prob_model") == [
         (_id(2), "prob_model", CRAWL, 0.5),
         (_id(5), "prob_model", LATER, 0.5),
     ]
+
+
+def test_nested_crawl_folders_or_a_crawl_column_against_the_flag_are_refused(
+    lake: Path, entries, tmp_path: Path
+):
+    nested = tmp_path / f"crawl={CRAWL}" / f"crawl={LATER}"
+    nested.mkdir(parents=True)
+    inner = _csv(nested / "n.csv", [["url", "score"], ["https://a.example/1", "0.5"]])
+    with pytest.raises(ScoresIngestError, match=r"n\.csv: nested crawl= folders name different"):
+        ingest_scores([inner], lake, entries, classifier="prob_model")
+    column = _csv(
+        tmp_path / "c.csv", [["url", "crawl", "score"], ["https://a.example/1", LATER, "0.5"]]
+    )
+    with pytest.raises(
+        ScoresIngestError, match=rf"c\.csv: its crawl column names {LATER}, but its folder or "
+    ):
+        ingest_scores([column], lake, entries, classifier="prob_model", crawl=CRAWL)
+    assert manifest_rows(lake, "document_scores") == []
 
 
 # ----------------------------------------------------------------------- rejections

@@ -454,3 +454,31 @@ def test_language_identifier_runs_offline_from_the_shipped_model():
     )
     assert [code for code, _ in results] == ["en", "de", "ru", None]
     assert all(0.5 < probability <= 1 for _, probability in results[:3])
+
+
+def test_a_missing_or_unreadable_registry_is_one_classifier_error_naming_it(tmp_path: Path):
+    missing = tmp_path / "nope.csv"
+    with pytest.raises(ClassifierError, match=rf"cannot read the classifier registry {missing}"):
+        load_registry(missing, tmp_path)
+    with pytest.raises(ClassifierError, match=rf"cannot read the classifier registry {tmp_path}"):
+        load_registry(tmp_path, tmp_path)  # a folder
+    binary = tmp_path / "binary.csv"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(ClassifierError, match=rf"{binary}: not a UTF-8 CSV classifier registry"):
+        load_registry(binary, tmp_path)
+
+
+@pytest.mark.parametrize("command", ["documents", "scores", "train-demo-classifiers"])
+def test_a_missing_registry_is_a_one_line_cli_error(tmp_path: Path, capsys, command: str):
+    from ingest.__main__ import main
+
+    missing = tmp_path / "nope.csv"
+    arguments = {
+        "documents": ["documents", "--crawl", "CC-MAIN-2024-10", "--warc", str(tmp_path)],
+        "scores": ["scores", "--lake", str(tmp_path), "--path", str(tmp_path / "x.csv")],
+        "train-demo-classifiers": ["train-demo-classifiers", "--raw", str(tmp_path)],
+    }[command]
+    code = main([*arguments, "--registry", str(missing)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1
+    assert err.startswith(f"python -m ingest {command}: error: cannot read the classifier")
