@@ -80,6 +80,7 @@ __all__ = [
     "table_lock",
     "temporary_part",
     "uncommit",
+    "warn_missing_parts",
     "write_schema_files",
 ]
 
@@ -688,8 +689,18 @@ def new_inputs(
             log.info("%s: already in the lake (same checksum), skipped", path)
     for row in redo:
         uncommit(lake, table, row)
-    for sha, row in committed.items():
-        if sha not in given and (missing := missing_parts(lake, row)):
+    warn_missing_parts(lake, table, set(given))
+    return todo
+
+
+def warn_missing_parts(lake: Path, table: str, given: set[str]) -> None:
+    """Warn of every committed file of ``table`` whose parts are missing or changed.
+
+    Files whose checksum is in ``given`` are left out (the ingest redoes them); the warning
+    names the parts and the input file that restores them.
+    """
+    for row in manifest_rows(lake, table):
+        if row["source_sha256"] not in given and (missing := missing_parts(lake, row)):
             log.warning(
                 "lake table %s: parts of %s are missing or changed (%s); ingest that file "
                 "again to restore them",
@@ -697,4 +708,3 @@ def new_inputs(
                 row["source_file"],
                 ", ".join(missing),
             )
-    return todo

@@ -81,6 +81,7 @@ from ingest.lake import (
     sha256_of,
     table_lock,
     uncommit,
+    warn_missing_parts,
 )
 
 __all__ = [
@@ -631,6 +632,9 @@ def ingest_graph(
     _check_known(release, releases_csv)
     with table_lock(lake, _TABLE_OF.values()):
         prepare_tables(lake, _TABLE_OF.values())
+        given = {sha256_of(path) for path, _ in jobs}
+        for table in _TABLE_OF.values():
+            warn_missing_parts(lake, table, given)
         return [
             row
             for path, text_format in jobs
@@ -670,15 +674,6 @@ def _ingest_unless_committed(
             uncommit(lake, table, row)
             committed.remove(row)
             break
-    for row in committed:
-        if (missing := missing_parts(lake, row)) and row["source_sha256"] != sha:
-            log.warning(
-                "lake table %s: parts of %s are missing or changed (%s); ingest that file "
-                "again to restore them",
-                table,
-                row["source_file"],
-                ", ".join(missing),
-            )
     earlier = []
     if text_format is RANKS:
         earlier = [row for row in committed if row["release"] == release]
