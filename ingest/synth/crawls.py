@@ -256,7 +256,9 @@ class CrawlCountModel:
         # A host this crawl skipped has no captures in it, but its HostDb counts (a year's
         # aggregate) still hold what other crawls fetched.
         pages[skipped] = 0
-        # Real host-index rows sometimes report more fetched than known URLs.
+        # A few impossible rows, more fetched than known URLs (nutch_numRecords is the sum of
+        # the HostDb's status counts, fetched among them, so no real row has this): the ingest
+        # must null them with a counted reason (ingest.host_index), not clamp them.
         quirk = crawled & (rng.random(count) < 0.005) & (fetched > 0)
         fetched[quirk] = known[quirk] + rng.integers(1, 6, int(quirk.sum()))
         return CrawlCounts(
