@@ -434,8 +434,9 @@ def ingest_annotations(
     if profile is not None:
         profile_named(profile)
     profiles = {path: _profile_of(path, profile) for path in inputs}  # fail before any work
-    for path in inputs:  # a folder contradicting --crawl, or nested crawl= folders
-        crawl_of_folder(path, crawl)
+    # A folder contradicting --crawl, or nested crawl= folders, fail here; the crawl a file goes
+    # to (when its path or --crawl names it) is part of its identity in the lake.
+    crawls = {path: crawl_of_folder(path, crawl) for path in inputs}
     jobs = []
     with table_lock(lake, TABLES.values()):
         for level, table in TABLES.items():
@@ -443,7 +444,7 @@ def ingest_annotations(
             if files:
                 jobs += [
                     (path, sha, crawl, profile, lake, max_reject_rate, batch_rows)
-                    for path, sha in new_inputs(lake, table, files, replace=replace)
+                    for path, sha in new_inputs(lake, table, files, crawls, replace)
                 ]
         order = {path: index for index, path in enumerate(inputs)}
         jobs.sort(key=lambda job: order[job[0]])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import math
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -425,3 +426,22 @@ def test_host_keys_follow_the_one_host_key_rule_at_host_level(tmp_path: Path):
         "abb,-x_y",
         "abb,careers",
     ]
+
+
+def test_a_file_in_the_lake_under_another_crawl_folder_is_refused_unless_replaced(tmp_path: Path):
+    """Finding 4: a file copied under a second crawl= folder used to be skipped by checksum."""
+    lake = tmp_path / "lake"
+    schema = pq.read_schema(CC_URLS)
+    first = _file(tmp_path / "crawl=CC-MAIN-2023-06" / "d.parquet", [_cc_url(4)], schema)
+    (row,) = ingest_annotations([first], lake)
+    assert row["crawl"] == "CC-MAIN-2023-06"
+    moved = tmp_path / "crawl=CC-MAIN-2023-14" / "d.parquet"
+    moved.parent.mkdir()
+    shutil.copy(first, moved)
+    with pytest.raises(LakeError, match=r"already in the lake as crawl CC-MAIN-2023-06"):
+        ingest_annotations([moved], lake)
+    assert ingest_annotations([first], lake) == []
+    (row,) = ingest_annotations([moved], lake, replace=True)
+    assert row["crawl"] == "CC-MAIN-2023-14"
+    crawls = pq.read_table(lake / "page_annotations").column("crawl").to_pylist()
+    assert crawls == ["CC-MAIN-2023-14"]
