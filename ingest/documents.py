@@ -245,6 +245,10 @@ def process_file(path: Path, sha: str) -> FileOutcome:
     context = _CONTEXT
     if context is None:
         raise DocumentIngestError("worker not initialised")
+    if read_head(path).kind == "not_warc":  # refused alone: the other files go on
+        raise DocumentIngestError(
+            f"{path}: not a WARC or WET file (its first bytes are no WARC record)"
+        )
     outcome = FileOutcome(
         path, file_key(sha), path.stat().st_size, sha, datetime.now(UTC), IngestReport(path)
     )
@@ -481,10 +485,6 @@ def check_inputs(files: Sequence[Path], crawl: str, allow_crawl_mismatch: bool =
         if not path.is_file():
             raise DocumentIngestError(f"no such WARC/WET file: {path}")
         head = read_head(path)
-        if head.kind == "not_warc":
-            raise DocumentIngestError(
-                f"{path}: not a WARC or WET file (its first bytes are no WARC record)"
-            )
         if head.kind == "wat":
             raise DocumentIngestError(
                 f"{path}: a WAT (link metadata) file, its records are JSON metadata; "
@@ -520,11 +520,11 @@ def ingest_documents(
     Which files are skipped, ingested again or refused is :func:`ingest.lake.new_inputs`'s rule
     (a file committed under another crawl is refused unless ``replace``). Raises
     :class:`DocumentIngestError` for bad arguments and, before anything is written, for an
-    input that is no WARC file, a WAT file, or one whose ``warcinfo`` names another crawl
+    input that is a WAT file or one whose ``warcinfo`` names another crawl
     (:func:`check_inputs`; ``allow_crawl_mismatch`` lets the latter through). A truncated or
     corrupt file is ingested around its damage and reported (logged, and as rejections in its
-    manifest row). A file that fails as a whole does not stop the others: the error naming it
-    is raised once they are committed.
+    manifest row). A file that fails as a whole (one that is no WARC file at all, say) does not
+    stop the others: the error naming it is raised once they are committed.
     """
     files = list(inputs)
     if not files:

@@ -444,19 +444,22 @@ def test_documents_crawl_must_be_a_crawl_id(trained, tmp_path: Path, crawl: str)
     [b"", b"<html><body>a page, not an archive</body></html>", gzip.compress(b"plain text\n" * 9)],
     ids=["empty", "html", "gzipped-text"],
 )
-def test_a_file_that_is_no_warc_is_refused_before_anything_is_written(
+def test_a_file_that_is_no_warc_is_refused_and_the_others_are_ingested(
     trained, tmp_path: Path, content: bytes
 ):
-    """Finding 9: such a file used to be committed with exit 0 and nothing read."""
+    """Finding 9: such a file used to be committed with exit 0 and nothing read. Now it is
+    refused, named, and the other files still run (finding 7)."""
     good = _warc_with(
         tmp_path / "good.warc.gz",
         [("<urn:uuid:00000000-0000-4000-8000-000000000401>", "http://x.example.org/", _HTML)],
     )
     bad = tmp_path / "bad.warc.gz"
     bad.write_bytes(content)
-    with pytest.raises(DocumentIngestError, match=f"{bad}: not a WARC or WET file"):
-        ingest_documents([good, bad], CRAWL, tmp_path / "lake", trained, workers=1)
-    assert not (tmp_path / "lake").exists()
+    lake = tmp_path / "lake"
+    with pytest.raises(DocumentIngestError, match=f"^{bad}: not a WARC or WET file"):
+        ingest_documents([bad, good], CRAWL, lake, trained, workers=1)
+    (row,) = _lake(lake, "select source_file, records_written from manifest")
+    assert row == (str(good), 1)
 
 
 def test_quotes_and_brackets_in_paths_are_data(trained, tmp_path: Path):

@@ -129,9 +129,11 @@ def record_ids(data: bytes, gzipped: bool) -> set[str]:
             start = data.find(b"\x1f\x8b", position)
             if start < 0:
                 break
-            content, _, used = inflate(data[start:])
+            content, _, _ = inflate(data[start:])
             texts.append(content)
-            position = start + max(used, 2)
+            # Every gzip magic is tried, even inside what looked like a member: a false start
+            # in damaged bytes must not hide the real member after it.
+            position = start + 2
     else:
         texts.append(data)
     found = set()
