@@ -245,10 +245,6 @@ def process_file(path: Path, sha: str) -> FileOutcome:
     context = _CONTEXT
     if context is None:
         raise DocumentIngestError("worker not initialised")
-    if read_head(path).kind == "not_warc":  # refused alone: the other files go on
-        raise DocumentIngestError(
-            f"{path}: not a WARC or WET file (its first bytes are no WARC record)"
-        )
     outcome = FileOutcome(
         path, file_key(sha), path.stat().st_size, sha, datetime.now(UTC), IngestReport(path)
     )
@@ -283,6 +279,13 @@ def process_file(path: Path, sha: str) -> FileOutcome:
             row["language_source"] = "fasttext_lid176"
         rows.append(row)
         texts.append(text)
+    if not rows and set(outcome.rejected) <= DAMAGE_REASONS and read_head(path).kind == "not_warc":
+        # Nothing but damage, and no WARC record where one must start: refused alone (the
+        # other files go on). Garbage before readable records is damage, counted, not this.
+        raise DocumentIngestError(
+            f"{path}: not a WARC or WET file (its first bytes are no WARC record, and no "
+            "record follows)"
+        )
     if needs_language:
         identified = context.language_id.identify([texts[i] for i in needs_language])
         for index, (code, probability) in zip(needs_language, identified, strict=True):

@@ -22,7 +22,10 @@ manifest's ``nulled_by_reason`` (the host stays, with what it says that can be t
   are a subset of the hostdb's records, so the pair contradicts itself and neither half can be
   trusted: both are nulled (counted once per row). The coverage mart used to clamp such a
   host's coverage to 1.0 without a word; now it has no coverage (not analysed), and the
-  manifest says how many.
+  manifest says how many;
+* ``fetch_200_lote_above_fetch_200``: more non-English captures than captures. The pages
+  (``fetch_200``) are what the analyses count and are kept; the language split
+  (``fetch_200_lote`` and its ``_pct``) is nulled.
 
 Whether a host appears once per crawl is a property of the whole table, checked by the staging
 model's tests rather than here, so that memory does not grow with the index.
@@ -141,13 +144,22 @@ def _null_impossible(
         outside = _mask(outside, False) & ~rejected
         batch = _null_rows(batch, report, first_row, f"out_of_range_{name}", outside, [name])
     above = pc.greater(batch.column("nutch_fetched"), batch.column("nutch_num_records"))
-    return _null_rows(
+    batch = _null_rows(
         batch,
         report,
         first_row,
         "nutch_fetched_above_num_records",
         _mask(above, False) & ~rejected,
         ["nutch_fetched", "nutch_num_records"],
+    )
+    lote_above = pc.greater(batch.column("fetch_200_lote"), batch.column("fetch_200"))
+    return _null_rows(
+        batch,
+        report,
+        first_row,
+        "fetch_200_lote_above_fetch_200",
+        _mask(lote_above, False) & ~rejected,
+        ["fetch_200_lote", "fetch_200_lote_pct"],
     )
 
 

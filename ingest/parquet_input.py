@@ -84,7 +84,7 @@ def crawl_of_path(path: Path, crawl: str | None) -> str:
 
 def is_crawl_id(text: str) -> bool:
     """Whether ``text`` is a Common Crawl crawl id (``CC-MAIN-2024-10``)."""
-    return bool(_CRAWL.match(text))
+    return bool(_CRAWL.fullmatch(text))  # fullmatch: "$" alone lets a final newline through
 
 
 def open_parquet(path: Path) -> pq.ParquetFile:

@@ -21,7 +21,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from ingest.documents import DocumentIngestError, ingest_documents
-from ingest.lake import expand_inputs
+from ingest.lake import LakeError, expand_inputs
 from ingest.quality import load_registry
 from ingest.train import train_demo_classifiers
 from tests.conftest import REAL_DATA, Crawl
@@ -413,7 +413,7 @@ def test_a_file_in_the_lake_under_another_crawl_is_refused_unless_replaced(train
         [("<urn:uuid:00000000-0000-4000-8000-000000000201>", "http://x.example.org/", _HTML)],
     )
     ingest_documents([warc], "CC-MAIN-2024-10", lake, trained, workers=1)
-    with pytest.raises(DocumentIngestError, match=r"already in the lake as crawl CC-MAIN-2024-10"):
+    with pytest.raises(LakeError, match=r"already in the lake as crawl CC-MAIN-2024-10"):
         ingest_documents([warc], "CC-MAIN-2024-18", lake, trained, workers=1)
     assert _lake(lake, "select crawl, count(*) from documents group by crawl") == [
         ("CC-MAIN-2024-10", 1)

@@ -542,3 +542,28 @@ def test_impossible_values_are_nulled_and_counted_by_reason(tmp_path: Path):
         )
         for example in nulled
     )
+
+
+def test_more_non_english_captures_than_captures_nulls_the_language_split(tmp_path: Path):
+    rows = [
+        _row("com,a", fetch_200=4, fetch_200_lote=5, fetch_200_lote_pct=100),
+        _row("com,b", fetch_200=4, fetch_200_lote=4, fetch_200_lote_pct=100),
+        _row("com,c", fetch_200=0, fetch_200_lote=2**63 - 1, fetch_200_lote_pct=0),
+    ]
+    schema = pa.schema(
+        [("surt_host_name", pa.string()), ("url_host_tld", pa.string()), ("hcrank", pa.float64())]
+        + [(name, pa.int64()) for name in ("fetch_200", "fetch_200_lote", "fetch_200_lote_pct")]
+    )
+    path = _file(tmp_path / f"crawl={CRAWL}" / "p.parquet", rows, schema)
+    (row,) = ingest_host_index([path], tmp_path / "lake")
+    assert (row["records_written"], dict(row["nulled_by_reason"])) == (
+        3,
+        {"fetch_200_lote_above_fetch_200": 2},
+    )
+    hosts = {host["surt_host_name"]: host for host in _committed(tmp_path / "lake")}
+    columns = ("fetch_200", "fetch_200_lote", "fetch_200_lote_pct")
+    assert [tuple(hosts[f"com,{h}"][c] for c in columns) for h in "abc"] == [
+        (4, None, None),
+        (4, 4, 100),
+        (0, None, None),
+    ]
