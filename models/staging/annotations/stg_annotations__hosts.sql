@@ -8,6 +8,12 @@ annotation_manifest as (
     select * from {{ source('annotations', 'annotation_manifest') }}
 ),
 
+-- The part files the manifest commits (macros/lake_part_key.sql): a part counts by
+-- its path, key and partition, not by its key alone.
+committed_parts as (
+    select * from {{ committed_parts('annotation_manifest', ['host_annotations']) }}
+),
+
 committed_host_annotations as (
     select
         ---------- ids
@@ -27,11 +33,8 @@ committed_host_annotations as (
         host_annotations.in_gneissweb as is_in_gneissweb
 
     from host_annotations
-    inner join annotation_manifest
-        on
-            {{ lake_part_key('host_annotations.filename') }}
-            = {{ manifest_key('annotation_manifest') }}
-            and annotation_manifest.lake_table = 'host_annotations'
+    inner join committed_parts
+        on {{ lake_part_path('host_annotations.filename') }} = committed_parts.part_path
 )
 
 select * from committed_host_annotations

@@ -8,6 +8,12 @@ annotation_manifest as (
     select * from {{ source('annotations', 'annotation_manifest') }}
 ),
 
+-- The part files the manifest commits (macros/lake_part_key.sql): a part counts by
+-- its path, key and partition, not by its key alone.
+committed_parts as (
+    select * from {{ committed_parts('annotation_manifest', ['page_annotations']) }}
+),
+
 committed_page_annotations as (
     select
         ---------- ids
@@ -38,11 +44,8 @@ committed_page_annotations as (
         page_annotations.fetch_time as fetched_at
 
     from page_annotations
-    inner join annotation_manifest
-        on
-            {{ lake_part_key('page_annotations.filename') }}
-            = {{ manifest_key('annotation_manifest') }}
-            and annotation_manifest.lake_table = 'page_annotations'
+    inner join committed_parts
+        on {{ lake_part_path('page_annotations.filename') }} = committed_parts.part_path
 )
 
 select * from committed_page_annotations
