@@ -15,14 +15,25 @@
 
 {# committed_parts(manifest_relation, lake_tables): one row per part file the manifest
    rows of `lake_tables` commit (`part_path`, lake-relative: its table, partition and
-   key), with the manifest row's lake_table. A from-clause subquery. #}
+   key), its partition folder's value (`partition_value`: the crawl or release, from
+   the lake-relative path, which no folder above the lake can change, unlike hive
+   partitioning of the whole path) and the manifest row's lake_table. A from-clause
+   subquery. #}
 {% macro committed_parts(manifest_relation, lake_tables) -%}
     (
         select
-            committing_rows.lake_table,
-            {{ unnest_lists({'part_path': 'committing_rows.output_files'}) }}
-        from {{ manifest_relation }} as committing_rows
-        where committing_rows.lake_table in ('{{ lake_tables | join("', '") }}')
+            committed_part_paths.lake_table,
+            committed_part_paths.part_path,
+            regexp_extract(
+                committed_part_paths.part_path, '^[^/]+/[^/=]+=([^/]+)/', 1
+            ) as partition_value
+        from (
+            select
+                committing_rows.lake_table,
+                {{ unnest_lists({'part_path': 'committing_rows.output_files'}) }}
+            from {{ manifest_relation }} as committing_rows
+            where committing_rows.lake_table in ('{{ lake_tables | join("', '") }}')
+        ) as committed_part_paths
     ) as committed_part_files
 {%- endmacro %}
 

@@ -17,7 +17,9 @@ committed_parts as (
 committed_host_annotations as (
     select
         ---------- ids
-        host_annotations.crawl,
+        -- from the part's lake-relative path: a crawl= folder above the lake
+        -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
+        committed_parts.partition_value as crawl,
         host_annotations.surt_host_name,
 
         ---------- strings

@@ -21,7 +21,9 @@ committed_scores as (
     select
         document_scores.doc_id,
         document_scores.classifier,
-        document_scores.crawl,
+        -- from the part's lake-relative path: a crawl= folder above the lake
+        -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
+        committed_parts.partition_value as crawl,
         document_scores.score
 
     from document_scores

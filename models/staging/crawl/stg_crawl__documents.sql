@@ -19,7 +19,9 @@ committed_documents as (
         ---------- ids
         documents.doc_id,
         documents.surt_host_name,
-        documents.crawl,
+        -- from the part's lake-relative path: a crawl= folder above the lake
+        -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
+        committed_parts.partition_value as crawl,
 
         ---------- strings
         documents.url,

@@ -17,7 +17,9 @@ committed_parts as (
 committed_host_edges as (
     select
         ---------- ids
-        host_edges.release,
+        -- from the part's lake-relative path: a release= folder above the lake
+        -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
+        committed_parts.partition_value as release,  -- noqa: RF04
         host_edges.from_vertex_id,
         host_edges.to_vertex_id
 

@@ -17,7 +17,9 @@ committed_parts as (
 committed_host_vertices as (
     select
         ---------- ids
-        host_vertices.release,
+        -- from the part's lake-relative path: a release= folder above the lake
+        -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
+        committed_parts.partition_value as release,  -- noqa: RF04
         host_vertices.vertex_id,
         host_vertices.surt_host_name
 
