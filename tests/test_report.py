@@ -639,3 +639,16 @@ def test_plan_writes_a_file_that_spends_the_budget(warehouse_copy: Path, suffix,
     # a what-if plan: the warehouse's plan, its export and dbt's target folder are unchanged
     assert _shared_plan(warehouse_copy) == shared_before
     assert not (warehouse_copy.parent / "target").exists()
+
+
+def test_the_plan_export_takes_its_path_as_data(tmp_path: Path):
+    warehouse = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.execute("create table plan_host_fetch_budget as select 'com,a' as host, 3 as n")
+    folder = tmp_path / "it's [1] {x}"
+    folder.mkdir()
+    out = folder / "plan.csv"
+    with Marts(warehouse) as marts:
+        rows = marts.export("plan_host_fetch_budget", "select * from {mart}", out, "csv")
+    assert rows == 1
+    assert pd.read_csv(out).to_dict("records") == [{"host": "com,a", "n": 3}]
