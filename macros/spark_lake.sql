@@ -2,7 +2,7 @@
    has no such thing, so before a Spark run (on-run-start) every source table with
    `spark_lake_folders` in its meta becomes a catalog table over those folders of the
    lake (lake_root(): $HOSTAWARE_LAKE, by default $HOSTAWARE_HOME/lake: a local path,
-   hdfs:// or s3a://, quoted by sql_string, macros/lake_path.sql), typed by the source's
+   hdfs:// or s3a://, quoted by glob_literal and sql_string, macros/lake_path.sql), typed by the source's
    declared columns. Spark discovers the crawl=/release=
    partitions, skips the .tmp files of an unfinished ingest (hidden names), reads a
    column a part lacks as null and a missing folder as empty, as read_parquet's
@@ -40,7 +40,8 @@
                 {%- do run_query('drop table if exists ' ~ part_table) -%}
                 {%- do run_query(
                     'create table ' ~ part_table ~ ' (' ~ columns | join(', ') ~ ')'
-                    ~ ' using parquet location ' ~ sql_string(lake_root() ~ '/' ~ folder)
+                    ~ ' using parquet location '
+                    ~ sql_string(glob_literal(lake_root() ~ '/' ~ folder))
                 ) -%}
                 {%- do parts.append(
                     'select *, _metadata.file_path as filename from ' ~ part_table
