@@ -1,8 +1,9 @@
 {# Why: dbt-duckdb reads each lake table through its source's external_location; Spark
    has no such thing, so before a Spark run (on-run-start) every source table with
    `spark_lake_folders` in its meta becomes a catalog table over those folders of the
-   lake ($HOSTAWARE_LAKE, by default $HOSTAWARE_HOME/lake: a local path, hdfs:// or
-   s3a://), typed by the source's declared columns. Spark discovers the crawl=/release=
+   lake (lake_root(): $HOSTAWARE_LAKE, by default $HOSTAWARE_HOME/lake: a local path,
+   hdfs:// or s3a://, quoted by glob_literal and sql_string, macros/lake_path.sql), typed by the source's
+   declared columns. Spark discovers the crawl=/release=
    partitions, skips the .tmp files of an unfinished ingest (hidden names), reads a
    column a part lacks as null and a missing folder as empty, as read_parquet's
    union_by_name and the lake's _schemas files do on DuckDB. A view on top adds each
@@ -18,9 +19,6 @@
 
 {% macro spark__create_lake_tables() -%}
     {%- if execute -%}
-        {%- set lake = env_var(
-            'HOSTAWARE_LAKE', env_var('HOSTAWARE_HOME', 'data') ~ '/lake'
-        ) -%}
         {%- set schemas_created = [] -%}
         {%- for source in graph.sources.values()
             if source.config.meta.get('spark_lake_folders') -%}
@@ -42,7 +40,8 @@
                 {%- do run_query('drop table if exists ' ~ part_table) -%}
                 {%- do run_query(
                     'create table ' ~ part_table ~ ' (' ~ columns | join(', ') ~ ')'
-                    ~ " using parquet location '" ~ lake ~ '/' ~ folder ~ "'"
+                    ~ ' using parquet location '
+                    ~ sql_string(glob_literal(lake_root() ~ '/' ~ folder))
                 ) -%}
                 {%- do parts.append(
                     'select *, _metadata.file_path as filename from ' ~ part_table
@@ -62,6 +61,7 @@
         'varchar': 'string',
         'timestamp with time zone': 'timestamp',
         'varchar[]': 'array<string>',
+        'bigint[]': 'array<bigint>',
         'map(varchar, bigint)': 'map<string, bigint>',
     } -%}
     {{- spark_types.get(duckdb_type | lower, duckdb_type) -}}

@@ -4,7 +4,8 @@
   ``DIR/figures/`` from the warehouse's marts, then prints the headline table.
 * ``python -m report headline [--warehouse PATH]`` prints the headline table only.
 * ``python -m report plan --budget N --out FILE [--sample-size K] [--exploration-share S]``
-  rebuilds the crawl plan for N pages with dbt and writes it as CSV or Parquet.
+  computes the crawl plan for N pages with dbt on a scratch copy of the warehouse (the shared
+  warehouse, its exports and ``target/`` are not changed) and writes it as CSV or Parquet.
 
 The warehouse defaults to ``$WAREHOUSE_PATH``, else ``$HOSTAWARE_HOME/warehouse.duckdb``
 (``HOSTAWARE_HOME`` defaults to ``./data``); the report folder to ``$HOSTAWARE_HOME/report``.
@@ -43,6 +44,18 @@ def _positive(text: str) -> int:
     return value
 
 
+def _budget(text: str) -> int:
+    """A fetch budget: a whole number of pages, 1 to ``MAX_BUDGET_PAGES``."""
+    from report.crawl_plan import MAX_BUDGET_PAGES
+
+    value = _positive(text)
+    if value > MAX_BUDGET_PAGES:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_BUDGET_PAGES:,} pages (2**53), got {value:,}"
+        )
+    return value
+
+
 def _share(text: str) -> float:
     try:
         value = float(text)
@@ -77,8 +90,12 @@ def _parser() -> argparse.ArgumentParser:
         "--out", type=Path, help="the report folder whose path to print (default as build)"
     )
 
-    plan = commands.add_parser("plan", help="rebuild the crawl plan for a budget and export it")
-    plan.add_argument("--budget", type=_positive, required=True, help="fetch budget in pages")
+    plan = commands.add_parser(
+        "plan", help="compute a what-if crawl plan for a budget and export it"
+    )
+    plan.add_argument(
+        "--budget", type=_budget, required=True, help="fetch budget in pages (1 to 2**53)"
+    )
     plan.add_argument("--out", type=Path, required=True, help="file to write: .csv or .parquet")
     plan.add_argument("--sample-size", type=_positive, help="pages sampled per unknown host (k)")
     plan.add_argument(
@@ -135,7 +152,7 @@ def _plan(args: argparse.Namespace) -> int:
         print(make_plan(request, warehouse, _home(warehouse)))
     except PlanError as error:
         print(f"python -m report plan: error: {error}", file=sys.stderr)
-        return 1
+        return 2
     return 0
 
 

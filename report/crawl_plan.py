@@ -1,18 +1,30 @@
-"""``python -m report plan``: rebuild the crawl plan for a budget with dbt, then export it.
+"""``python -m report plan``: compute a what-if crawl plan for a budget with dbt, export it.
 
-The plan is the ``plan_host_fetch_budget`` mart and what depends on it. dbt rebuilds them
-with the budget (and optionally the sample size and exploration share) as vars; the plan is
-then read back from the warehouse and written as CSV or Parquet.
+The plan is the ``plan_host_fetch_budget`` mart and what depends on it. A what-if plan must
+not change what other commands read, so dbt never runs on the shared warehouse: the warehouse
+is copied (under a read-only connection, so that no build writes it meanwhile) into a scratch
+folder (``tempfile``: ``$TMPDIR``), and dbt rebuilds the plan models there with the budget (and
+optionally the sample size and exploration share) as vars, its target, logs and exported files
+in that folder too (``HOSTAWARE_EXPORTS``, ``--target-path``, ``--log-path``). The plan is read
+back from the copy and written as CSV or Parquet; the folder is then deleted. The shared
+warehouse, its ``exports/`` and the project's ``target/`` are left as they were.
+
+Everything the request says is checked before any work: the budget (a whole number of pages,
+1 to ``MAX_BUDGET_PAGES``), the output's suffix, and that the output can be written there.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+import duckdb
 
 from report.formatting import fmt_count, fmt_number, text_table
 from report.marts import Marts, MartUnavailableError, WarehouseError
@@ -20,6 +32,9 @@ from report.sections.plan import FETCH_BUDGET, PAGE_KINDS, phase_totals
 
 PROJECT = Path(__file__).resolve().parents[1]
 FORMATS = {".csv": "csv", ".parquet": "parquet"}
+# The largest budget: 2**53 pages, so that the plan's shares of it (DOUBLE) are exact whole
+# pages and its sums stay far inside BIGINT; a thousand times the URLs any crawl knows.
+MAX_BUDGET_PAGES = 2**53
 
 
 class PlanError(Exception):
@@ -55,6 +70,42 @@ def output_format(path: Path) -> str:
     return found
 
 
+def check_budget(budget: int) -> int:
+    """The budget, when it is a whole number of pages from 1 to ``MAX_BUDGET_PAGES``.
+
+    Raises:
+        PlanError: any other value.
+    """
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise PlanError(f"--budget must be a whole number of pages, got {budget!r}")
+    if not 1 <= budget <= MAX_BUDGET_PAGES:
+        raise PlanError(f"--budget must be from 1 to {MAX_BUDGET_PAGES:,} pages, got {budget:,}")
+    return budget
+
+
+def check_output(path: Path) -> None:
+    """Check that ``path`` can be written: a .csv or .parquet file name, in a writable folder.
+
+    Its folder may not exist yet (it is made), but the nearest folder that does must be
+    writable.
+
+    Raises:
+        PlanError: a bad suffix, ``path`` is a folder, or its folder cannot be written.
+    """
+    output_format(path)
+    if path.is_dir():
+        raise PlanError(f"--out {path} is a folder: name the file to write")
+    folder = path.absolute().parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise PlanError(f"--out {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PlanError(f"--out {path}: cannot write in {folder}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise PlanError(f"--out {path}: the file exists and is read-only")
+
+
 def dbt_vars(request: PlanRequest) -> str:
     """The ``--vars`` argument: only the vars given (JSON, which dbt reads as YAML)."""
     values: dict[str, int | float] = {"plan_budget_pages": request.budget}
@@ -73,15 +124,43 @@ def dbt_executable() -> str:
     return "dbt"
 
 
-def run_dbt(request: PlanRequest, warehouse: Path, home: Path, dbt: str | None = None) -> str:
+def copy_warehouse(warehouse: Path, scratch: Path) -> Path:
+    """Copy the warehouse (and its write-ahead log, if any) into ``scratch``; return the copy.
+
+    The copy keeps the file's name: the warehouse's views name their relations by its
+    database name, which DuckDB takes from the file name. A read-only connection is held
+    while copying, so that no build can write the file meanwhile.
+
+    Raises:
+        PlanError: the warehouse cannot be opened read-only (a build holds it, say).
+    """
+    copy = scratch / warehouse.name
+    try:
+        with duckdb.connect(str(warehouse), read_only=True):
+            shutil.copyfile(warehouse, copy)
+            wal = warehouse.with_name(warehouse.name + ".wal")
+            if wal.exists():
+                shutil.copyfile(wal, copy.with_name(copy.name + ".wal"))
+    except duckdb.Error as error:
+        first_line = str(error).splitlines()[0]
+        raise PlanError(f"cannot open {warehouse} read-only: {first_line}") from error
+    return copy
+
+
+def run_dbt(
+    request: PlanRequest, warehouse: Path, home: Path, scratch: Path, dbt: str | None = None
+) -> str:
     """``dbt run --select int_plan_hosts+`` with the request's vars, from the project root.
 
     From int_plan_hosts, not the plan alone: a host's quality group depends on the sample size.
+    Everything dbt writes goes to ``scratch``: the warehouse given (a scratch copy), the
+    plan's exported files (``scratch/exports``), dbt's target and log folders.
 
     Args:
         request: the budget and options.
-        warehouse: the DuckDB file (``WAREHOUSE_PATH``).
-        home: ``HOSTAWARE_HOME``; the plan's external files go to ``home/exports``.
+        warehouse: the DuckDB file dbt builds into (``WAREHOUSE_PATH``): a scratch copy.
+        home: ``HOSTAWARE_HOME``, whose lake the warehouse's staging views read.
+        scratch: the folder for every file dbt writes.
         dbt: the dbt executable (default ``dbt_executable()``).
 
     Returns:
@@ -90,16 +169,20 @@ def run_dbt(request: PlanRequest, warehouse: Path, home: Path, dbt: str | None =
     Raises:
         PlanError: dbt failed; the message is dbt's output.
     """
-    (home / "exports").mkdir(parents=True, exist_ok=True)
+    (scratch / "exports").mkdir(parents=True, exist_ok=True)
     env = {
         **os.environ,
         "HOSTAWARE_HOME": str(home.resolve()),
         "WAREHOUSE_PATH": str(warehouse.resolve()),
+        "HOSTAWARE_EXPORTS": str((scratch / "exports").resolve()),
         "DBT_PROFILES_DIR": str(PROJECT),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
+    for name in ("DBT_TARGET_PATH", "DBT_LOG_PATH"):  # the flags below say where
+        env.pop(name, None)
     command = [dbt or dbt_executable(), "run", "--select", "int_plan_hosts+"]
     command += ["--vars", dbt_vars(request)]
+    command += ["--target-path", str(scratch / "target"), "--log-path", str(scratch / "logs")]
     try:
         result = subprocess.run(
             command, cwd=PROJECT, env=env, capture_output=True, text=True, check=False
@@ -115,7 +198,8 @@ def run_dbt(request: PlanRequest, warehouse: Path, home: Path, dbt: str | None =
 def write_plan(warehouse: Path, out: Path) -> int:
     """Write the plan from the warehouse to ``out`` (CSV or Parquet by suffix), hosts sorted.
 
-    The file is written under a temporary name and moved into place.
+    The file is written under a temporary name and moved into place; on any failure the
+    temporary file is removed.
 
     Returns:
         The number of hosts (rows) written.
@@ -131,10 +215,13 @@ def write_plan(warehouse: Path, out: Path) -> int:
             rows = marts.export(
                 FETCH_BUDGET, "select * from {mart} order by surt_host_name", partial, kind
             )
+        partial.replace(out)
     except MartUnavailableError as error:
-        partial.unlink(missing_ok=True)
         raise PlanError(str(error)) from error
-    partial.replace(out)
+    except OSError as error:
+        raise PlanError(f"cannot write {out}: {error.strerror or error}") from error
+    finally:
+        partial.unlink(missing_ok=True)
     return rows
 
 
@@ -167,18 +254,24 @@ def plan_summary(warehouse: Path, request: PlanRequest, host_count: int) -> str:
 
 
 def make_plan(request: PlanRequest, warehouse: Path, home: Path, dbt: str | None = None) -> str:
-    """Rebuild the plan for ``request``, write ``request.out``, and return the summary.
+    """Compute the plan for ``request`` on a scratch copy, write ``request.out``, summarise it.
+
+    The shared warehouse, its exports and the project's ``target/`` are not changed.
 
     Raises:
-        PlanError: a bad output suffix (checked before dbt runs), dbt failed, or the plan
-            cannot be read back.
+        PlanError: a bad budget or output (checked before any work), no warehouse, dbt
+            failed, or the plan cannot be read back or written.
     """
-    output_format(request.out)
+    check_budget(request.budget)
+    check_output(request.out)
     if not warehouse.is_file():
         raise PlanError(f"no warehouse at {warehouse} (build it with `make build`)")
-    run_dbt(request, warehouse, home, dbt)
-    try:
-        host_count = write_plan(warehouse, request.out)
-        return plan_summary(warehouse, request, host_count)
-    except (MartUnavailableError, WarehouseError) as error:
-        raise PlanError(str(error)) from error
+    with tempfile.TemporaryDirectory(prefix="hostaware-plan-") as scratch_name:
+        scratch = Path(scratch_name)
+        copy = copy_warehouse(warehouse, scratch)
+        run_dbt(request, copy, home, scratch, dbt)
+        try:
+            host_count = write_plan(copy, request.out)
+            return plan_summary(copy, request, host_count)
+        except (MartUnavailableError, WarehouseError) as error:
+            raise PlanError(str(error)) from error

@@ -25,6 +25,15 @@ class WarehouseError(Exception):
     """The warehouse file cannot be opened."""
 
 
+def sql_string(text: str) -> str:
+    """``text`` as a DuckDB string literal (each ``'`` doubled): a path or value is data, never SQL.
+
+    The one way the report writes text into SQL; a literal that ``Marts.frame`` formats must
+    hold no braces (crawl ids and paths the report writes have none).
+    """
+    return "'" + text.replace("'", "''") + "'"
+
+
 def missing_column(error: Exception) -> str | None:
     """The column a mart lacks, when ``error`` is pandas' way of saying so; else None.
 
@@ -160,10 +169,9 @@ class Marts:
             raise MartUnavailableError(f"{mart} is not in the warehouse")
         options = {"csv": "format csv, header true", "parquet": "format parquet"}[file_format]
         query = sql.format(mart=f'"{mart}"')
-        target = str(path).replace("'", "''")
         try:
             (rows,) = self._connection.execute(
-                f"copy ({query}) to '{target}' ({options})"
+                f"copy ({query}) to {sql_string(str(path))} ({options})"
             ).fetchone()
         except duckdb.Error as error:
             first_line = str(error).splitlines()[0]

@@ -53,14 +53,24 @@ BACK = {new: old for old, new in {**CRAWLS, **RELEASES}.items()}
 MARTS = sorted(path.stem for path in (PROJECT / "models" / "marts").rglob("*.sql"))
 
 
+def _renamed_part(relative: str) -> str:
+    """A lake-relative part path with its crawl= or release= folder renamed."""
+    table, partition, name = relative.split("/")
+    key, _, value = partition.partition("=")
+    names = CRAWLS if key == "crawl" else RELEASES
+    return f"{table}/{key}={names[value]}/{name}"
+
+
 def _renamed_manifest(source: Path, destination: Path) -> None:
-    """A manifest file with its rows' crawl (comma-separated) and release renamed."""
+    """A manifest file with its rows' crawl (comma-separated), release and parts renamed."""
     rows = pq.read_table(source).to_pylist()
     for row in rows:
         if row.get("crawl"):
             row["crawl"] = ",".join(CRAWLS[crawl] for crawl in row["crawl"].split(","))
         if row.get("release"):
             row["release"] = RELEASES[row["release"]]
+        # staging counts a part by the path its manifest row lists
+        row["output_files"] = [_renamed_part(part) for part in row["output_files"] or []]
     pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(source)), destination)
 
 

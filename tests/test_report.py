@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import os
 import re
 import shutil
@@ -30,7 +31,16 @@ import pytest
 from report import charts, paper
 from report import numbers as nums
 from report.__main__ import main
-from report.crawl_plan import PlanError, PlanRequest, dbt_vars, output_format, run_dbt
+from report.crawl_plan import (
+    MAX_BUDGET_PAGES,
+    PlanError,
+    PlanRequest,
+    check_budget,
+    dbt_vars,
+    make_plan,
+    output_format,
+    run_dbt,
+)
 from report.formatting import (
     caption,
     fmt_count,
@@ -294,7 +304,7 @@ def test_plan_passes_only_the_vars_given():
 
 def test_plan_with_a_bad_suffix_fails_before_running_dbt(tmp_path: Path, capsys):
     code = main(["plan", "--budget", "10", "--out", str(tmp_path / "plan.txt")])
-    assert code == 1
+    assert code == 2
     assert "must end in .csv or .parquet" in capsys.readouterr().err
 
 
@@ -314,14 +324,147 @@ def test_a_failing_dbt_is_an_error_with_dbts_message(tmp_path: Path):
     )
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     warehouse = tmp_path / "warehouse.duckdb"
+    scratch = tmp_path / "scratch"
+    request = PlanRequest(10, tmp_path / "p.csv")
     with pytest.raises(PlanError) as error:
-        run_dbt(PlanRequest(10, tmp_path / "p.csv"), warehouse, tmp_path / "home", str(fake))
+        run_dbt(request, warehouse, tmp_path / "home", scratch, str(fake))
     message = str(error.value)
     assert "dbt run failed (exit 2)" in message
     assert "Compilation Error in model plan_host_fetch_budget" in message
     assert "--select int_plan_hosts+" in message
     assert '--vars {"plan_budget_pages": 10}' in message
-    assert (tmp_path / "home" / "exports").is_dir(), "the external models' folder exists first"
+    assert f"--target-path {scratch / 'target'} --log-path {scratch / 'logs'}" in message
+    assert (scratch / "exports").is_dir(), "the external models' folder exists first"
+    assert not (tmp_path / "home").exists(), "nothing is written in the shared home"
+
+
+@pytest.mark.parametrize(
+    ("budget", "message"),
+    [
+        ("1e30", "argument --budget: not an integer: '1e30'"),
+        ("10" + "0" * 30, f"must be at most {MAX_BUDGET_PAGES:,} pages (2**53)"),
+        (str(2**53 + 1), f"must be at most {MAX_BUDGET_PAGES:,} pages (2**53)"),
+        ("-5", "must be >= 1, got -5"),
+        ("ten", "not an integer: 'ten'"),
+    ],
+)
+def test_a_bad_budget_is_a_one_line_error_before_any_work(budget, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", "--budget", budget, "--out", "plan.csv", "--warehouse", "/nonexistent"])
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err
+    assert message in error
+    assert len(error.strip().splitlines()) == 1, error
+
+
+def test_the_largest_budget_is_two_to_the_53_pages():
+    assert check_budget(2**53) == 2**53
+    for bad in (0, 2**53 + 1, 1.5, True):
+        with pytest.raises(PlanError, match="--budget must be"):
+            check_budget(bad)
+
+
+def _out_cases(tmp_path: Path) -> list[tuple[Path, str]]:
+    folder = tmp_path / "already-a-folder.csv"
+    folder.mkdir()
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder\n")
+    cases = [
+        (folder, "is a folder: name the file to write"),
+        (a_file / "plan.csv", "is not a folder"),
+        (a_file / "deeper" / "plan.parquet", "is not a folder"),
+    ]
+    if os.geteuid() != 0:  # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o500)
+        cases.append((locked / "plan.csv", "cannot write in"))
+    return cases
+
+
+def test_an_unwritable_out_fails_before_any_work(tmp_path: Path, capsys):
+    ran = tmp_path / "dbt-ran"
+    fake = tmp_path / "dbt"
+    fake.write_text(f"#!/bin/sh\ntouch {ran}\nexit 0\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    warehouse = tmp_path / "warehouse.duckdb"
+    duckdb.connect(str(warehouse)).close()
+    for out, message in _out_cases(tmp_path):
+        with pytest.raises(PlanError, match=message):
+            make_plan(PlanRequest(10, out), warehouse, tmp_path, str(fake))
+        code = main(["plan", "--budget", "10", "--out", str(out), "--warehouse", "/nonexistent"])
+        assert code == 2, out
+        error = capsys.readouterr().err
+        assert message in error and "no warehouse" not in error, error
+        assert len(error.strip().splitlines()) == 1, error
+    assert not ran.exists(), "dbt must not run"
+    assert not list(tmp_path.rglob("*.partial"))
+
+
+_FAKE_PLAN_DBT = """#!{python}
+import json, os, sys
+from pathlib import Path
+import duckdb
+Path(os.environ["CALLED"]).write_text(json.dumps({{"env": dict(os.environ), "argv": sys.argv}}))
+budget = json.loads(sys.argv[sys.argv.index("--vars") + 1])["plan_budget_pages"]
+with duckdb.connect(os.environ["WAREHOUSE_PATH"]) as connection:
+    connection.execute(
+        "create or replace table plan_host_fetch_budget as select 'com,a' as surt_host_name,"
+        " 'deepen' as phase, ?::bigint as known_url_count, 0::bigint as pages_sampled,"
+        " ?::bigint as pages_deepened, 0::bigint as pages_explored,"
+        " ?::bigint as pages_to_fetch, 0.5 * ? as expected_hq",
+        [budget, budget, budget, budget],
+    )
+"""
+
+
+def test_a_what_if_plan_leaves_the_shared_warehouse_exports_and_target_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    home = tmp_path / "home"
+    (home / "exports").mkdir(parents=True)
+    exported = home / "exports" / "plan_host_fetch_budget.parquet"
+    exported.write_bytes(b"the shared plan's export")
+    warehouse = home / "warehouse.duckdb"
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.execute(
+            "create table plan_host_fetch_budget as select 'com,a' as surt_host_name,"
+            " 'deepen' as phase, 5000::bigint as known_url_count, 0::bigint as pages_sampled,"
+            " 500::bigint as pages_deepened, 0::bigint as pages_explored,"
+            " 500::bigint as pages_to_fetch, 250.0 as expected_hq"
+        )
+    before = warehouse.read_bytes()
+    fake = tmp_path / "dbt"
+    fake.write_text(_FAKE_PLAN_DBT.format(python=sys.executable))
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    called = tmp_path / "called.json"
+    monkeypatch.setenv("CALLED", str(called))
+    request = PlanRequest(100, tmp_path / "out" / "plan.csv")
+    summary = make_plan(request, warehouse, home, str(fake))
+    plan = pd.read_csv(tmp_path / "out" / "plan.csv")
+    assert plan["pages_to_fetch"].tolist() == [100], "the what-if plan is written"
+    assert "budget: 100 pages spent of 100 asked" in summary
+    assert warehouse.read_bytes() == before, "the shared warehouse is not written"
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        (spent,) = connection.execute(
+            "select sum(pages_to_fetch) from plan_host_fetch_budget"
+        ).fetchone()
+    assert spent == 500
+    assert exported.read_bytes() == b"the shared plan's export"
+    assert sorted(path.name for path in home.iterdir()) == ["exports", "warehouse.duckdb"]
+    run = json.loads(called.read_text())
+    scratch = Path(run["env"]["WAREHOUSE_PATH"]).parent
+    assert scratch != home and run["env"]["WAREHOUSE_PATH"].endswith("/warehouse.duckdb")
+    assert run["env"]["HOSTAWARE_EXPORTS"] == str(scratch / "exports")
+    assert run["env"]["HOSTAWARE_HOME"] == str(home.resolve()), "the lake is still read from home"
+    assert run["argv"][-4:] == [
+        "--target-path",
+        str(scratch / "target"),
+        "--log-path",
+        str(scratch / "logs"),
+    ]
+    assert not scratch.exists(), "the scratch folder is removed"
+    assert not list(tmp_path.rglob("*.partial"))
 
 
 # ----------------------------------------------------------------------- on the tiny warehouse
@@ -455,6 +598,16 @@ def _plan(warehouse_copy: Path, *arguments: str) -> subprocess.CompletedProcess:
     )
 
 
+def _shared_plan(warehouse: Path) -> tuple[int, bytes]:
+    """The pages of the warehouse's own plan, and the bytes of its exported file."""
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        (spent,) = connection.execute(
+            "select sum(pages_to_fetch) from plan_host_fetch_budget"
+        ).fetchone()
+    exported = warehouse.parent / "exports" / "plan_host_fetch_budget.parquet"
+    return int(spent), exported.read_bytes() if exported.exists() else b""
+
+
 def _known_urls(warehouse: Path) -> int:
     with duckdb.connect(str(warehouse), read_only=True) as connection:
         (known,) = connection.execute(
@@ -470,6 +623,7 @@ def _known_urls(warehouse: Path) -> int:
 )
 def test_plan_writes_a_file_that_spends_the_budget(warehouse_copy: Path, suffix, options):
     budget = min(1000, _known_urls(warehouse_copy) // 3)
+    shared_before = _shared_plan(warehouse_copy)
     out = warehouse_copy.parent / f"plan{suffix}"
     result = _plan(warehouse_copy, "--budget", str(budget), "--out", str(out), *options)
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr}"
@@ -482,5 +636,19 @@ def test_plan_writes_a_file_that_spends_the_budget(warehouse_copy: Path, suffix,
     assert "expected HQ pages:" in result.stdout
     for phase in ("sample", "deepen", "explore"):
         assert re.search(rf"^{phase}\s", result.stdout, re.MULTILINE), phase
-    exported = warehouse_copy.parent / "exports" / "plan_host_fetch_budget.parquet"
-    assert pq.read_table(exported).column("pages_to_fetch").to_pandas().sum() == budget
+    # a what-if plan: the warehouse's plan, its export and dbt's target folder are unchanged
+    assert _shared_plan(warehouse_copy) == shared_before
+    assert not (warehouse_copy.parent / "target").exists()
+
+
+def test_the_plan_export_takes_its_path_as_data(tmp_path: Path):
+    warehouse = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.execute("create table plan_host_fetch_budget as select 'com,a' as host, 3 as n")
+    folder = tmp_path / "it's [1] {x}"
+    folder.mkdir()
+    out = folder / "plan.csv"
+    with Marts(warehouse) as marts:
+        rows = marts.export("plan_host_fetch_budget", "select * from {mart}", out, "csv")
+    assert rows == 1
+    assert pd.read_csv(out).to_dict("records") == [{"host": "com,a", "n": 3}]

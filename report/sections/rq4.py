@@ -17,7 +17,7 @@ from report.formatting import (
     fmt_signed,
     versus,
 )
-from report.marts import Marts
+from report.marts import Marts, sql_string
 
 SUMMARY = "rpt_uncrawled_hq_summary"
 BANDS = "rpt_uncrawled_hq_by_coverage_band"
@@ -337,16 +337,16 @@ def missed_tld_section(marts: Marts) -> SectionContent:
 def hidden_gems_section(marts: Marts) -> SectionContent:
     """The hidden gems with the most estimated uncrawled HQ pages (a table)."""
     crawl = _main_crawl(marts, HIDDEN_GEMS)
-    quoted = (crawl or "").replace("'", "''")
+    quoted = sql_string(crawl or "")
     gems = marts.frame(
         HIDDEN_GEMS,
-        "select * from {mart} where crawl = '" + quoted + "' order by gem_rank, surt_host_name "
+        "select * from {mart} where crawl = " + quoted + " order by gem_rank, surt_host_name "
         f"limit {HIDDEN_GEMS_SHOWN}",
     )
     counts = marts.frame(
         HIDDEN_GEMS,
         "select count(*) as gem_count, sum(est_uncrawled_hq) as est_uncrawled_hq "
-        "from {mart} where crawl = '" + quoted + "'",
+        "from {mart} where crawl = " + quoted,
     ).iloc[0]
     header = ("rank", "host", "TLD", "known URLs", "fetched", "coverage", "annotated", "HQ")
     header += ("HQ density", "uncrawled HQ")

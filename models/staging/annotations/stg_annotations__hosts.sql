@@ -8,10 +8,18 @@ annotation_manifest as (
     select * from {{ source('annotations', 'annotation_manifest') }}
 ),
 
+-- The part files the manifest commits (macros/lake_part_key.sql): a part counts by
+-- its path, key and partition, not by its key alone.
+committed_parts as (
+    select * from {{ committed_parts('annotation_manifest', ['host_annotations']) }}
+),
+
 committed_host_annotations as (
     select
         ---------- ids
-        host_annotations.crawl,
+        -- from the part's lake-relative path: a crawl= folder above the lake
+        -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
+        committed_parts.partition_value as crawl,
         host_annotations.surt_host_name,
 
         ---------- strings
@@ -27,11 +35,8 @@ committed_host_annotations as (
         host_annotations.in_gneissweb as is_in_gneissweb
 
     from host_annotations
-    inner join annotation_manifest
-        on
-            {{ lake_part_key('host_annotations.filename') }}
-            = {{ manifest_key('annotation_manifest') }}
-            and annotation_manifest.lake_table = 'host_annotations'
+    inner join committed_parts
+        on {{ lake_part_path('host_annotations.filename') }} = committed_parts.part_path
 )
 
 select * from committed_host_annotations

@@ -21,10 +21,12 @@ renamed as (
 
         ---------- numerics
         annotation_manifest.source_size_bytes,
+        annotation_manifest.output_sizes,
         annotation_manifest.records_read as records_read_count,
         annotation_manifest.records_written as records_written_count,
         annotation_manifest.records_rejected as records_rejected_count,
         annotation_manifest.rejected_by_reason,
+        annotation_manifest.nulled_by_reason,
 
         ---------- timestamps
         annotation_manifest.started_at,

@@ -8,10 +8,18 @@ annotation_manifest as (
     select * from {{ source('annotations', 'annotation_manifest') }}
 ),
 
+-- The part files the manifest commits (macros/lake_part_key.sql): a part counts by
+-- its path, key and partition, not by its key alone.
+committed_parts as (
+    select * from {{ committed_parts('annotation_manifest', ['page_annotations']) }}
+),
+
 committed_page_annotations as (
     select
         ---------- ids
-        page_annotations.crawl,
+        -- from the part's lake-relative path: a crawl= folder above the lake
+        -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
+        committed_parts.partition_value as crawl,
         page_annotations.page_key,
         page_annotations.doc_id,
         page_annotations.surt_host_name,
@@ -38,11 +46,8 @@ committed_page_annotations as (
         page_annotations.fetch_time as fetched_at
 
     from page_annotations
-    inner join annotation_manifest
-        on
-            {{ lake_part_key('page_annotations.filename') }}
-            = {{ manifest_key('annotation_manifest') }}
-            and annotation_manifest.lake_table = 'page_annotations'
+    inner join committed_parts
+        on {{ lake_part_path('page_annotations.filename') }} = committed_parts.part_path
 )
 
 select * from committed_page_annotations

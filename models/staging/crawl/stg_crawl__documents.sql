@@ -8,12 +8,20 @@ document_manifest as (
     select * from {{ source('crawl', 'document_manifest') }}
 ),
 
+-- The part files the manifest commits (macros/lake_part_key.sql): a part counts by
+-- its path, key and partition, not by its key alone.
+committed_parts as (
+    select * from {{ committed_parts('document_manifest', ['documents']) }}
+),
+
 committed_documents as (
     select
         ---------- ids
         documents.doc_id,
         documents.surt_host_name,
-        documents.crawl,
+        -- from the part's lake-relative path: a crawl= folder above the lake
+        -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
+        committed_parts.partition_value as crawl,
 
         ---------- strings
         documents.url,
@@ -34,11 +42,8 @@ committed_documents as (
         documents.fetched_at
 
     from documents
-    inner join document_manifest
-        on
-            {{ lake_part_key('documents.filename') }}
-            = {{ manifest_key('document_manifest') }}
-            and document_manifest.lake_table = 'documents'
+    inner join committed_parts
+        on {{ lake_part_path('documents.filename') }} = committed_parts.part_path
 )
 
 select * from committed_documents

@@ -8,10 +8,18 @@ host_index_manifest as (
     select * from {{ source('host_index', 'host_index_manifest') }}
 ),
 
+-- The part files the manifest commits (macros/lake_part_key.sql): a part counts by
+-- its path, key and partition, not by its key alone.
+committed_parts as (
+    select * from {{ committed_parts('host_index_manifest', ['host_index']) }}
+),
+
 committed_host_crawls as (
     select
         ---------- ids
-        host_index.crawl,
+        -- from the part's lake-relative path: a crawl= folder above the lake
+        -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
+        committed_parts.partition_value as crawl,
         host_index.surt_host_name,
 
         ---------- strings
@@ -39,11 +47,8 @@ committed_host_crawls as (
         / nullif(host_index.fetch_200, 0) as fetch_200_lote_share
 
     from host_index
-    inner join host_index_manifest
-        on
-            {{ lake_part_key('host_index.filename') }}
-            = {{ manifest_key('host_index_manifest') }}
-            and host_index_manifest.lake_table = 'host_index'
+    inner join committed_parts
+        on {{ lake_part_path('host_index.filename') }} = committed_parts.part_path
 )
 
 select * from committed_host_crawls

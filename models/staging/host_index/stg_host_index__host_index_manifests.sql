@@ -21,10 +21,12 @@ renamed as (
 
         ---------- numerics
         host_index_manifest.source_size_bytes,
+        host_index_manifest.output_sizes,
         host_index_manifest.records_read as records_read_count,
         host_index_manifest.records_written as records_written_count,
         host_index_manifest.records_rejected as records_rejected_count,
         host_index_manifest.rejected_by_reason,
+        host_index_manifest.nulled_by_reason,
 
         ---------- timestamps
         host_index_manifest.started_at,

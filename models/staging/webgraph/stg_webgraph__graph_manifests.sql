@@ -21,10 +21,12 @@ renamed as (
 
         ---------- numerics
         graph_manifest.source_size_bytes,
+        graph_manifest.output_sizes,
         graph_manifest.records_read as records_read_count,
         graph_manifest.records_written as records_written_count,
         graph_manifest.records_rejected as records_rejected_count,
         graph_manifest.rejected_by_reason,
+        graph_manifest.nulled_by_reason,
 
         ---------- timestamps
         graph_manifest.started_at,

@@ -8,10 +8,18 @@ graph_manifest as (
     select * from {{ source('webgraph', 'graph_manifest') }}
 ),
 
+-- The part files the manifest commits (macros/lake_part_key.sql): a part counts by
+-- its path, key and partition, not by its key alone.
+committed_parts as (
+    select * from {{ committed_parts('graph_manifest', ['host_ranks']) }}
+),
+
 committed_host_ranks as (
     select
         ---------- ids
-        host_ranks.release,
+        -- from the part's lake-relative path: a release= folder above the lake
+        -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
+        committed_parts.partition_value as release,  -- noqa: RF04
         host_ranks.surt_host_name,
 
         ---------- numerics
@@ -21,12 +29,8 @@ committed_host_ranks as (
         host_ranks.pr_val
 
     from host_ranks
-    inner join graph_manifest
-        on
-            {{ lake_part_key('host_ranks.filename') }}
-            = {{ manifest_key('graph_manifest') }}
-            and graph_manifest.lake_table = 'host_ranks'
-            and host_ranks.release = graph_manifest.release
+    inner join committed_parts
+        on {{ lake_part_path('host_ranks.filename') }} = committed_parts.part_path
 )
 
 select * from committed_host_ranks
