@@ -480,7 +480,7 @@ def test_quotes_and_brackets_in_paths_are_data(trained, tmp_path: Path):
     assert first["records_written"] == 1
     second = _warc_with(
         folder / "more [2].warc.gz",
-        [("<urn:uuid:00000000-0000-4000-8000-000000000501>", "http://x.example.org/", _HTML)],
+        [("<urn:uuid:00000000-0000-4000-8000-000000000501>", "http://x.example.org/2", _HTML)],
     )
     (again,) = ingest_documents([second], CRAWL, lake, trained, workers=1)
     assert dict(again["rejected_by_reason"]) == {"duplicate_record_id": 1}
