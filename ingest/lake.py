@@ -555,12 +555,19 @@ def prepare_tables(lake: Path, tables: Iterable[str]) -> None:
 
 
 def write_schema_files(lake: Path) -> None:
-    """(Re)write the zero-row schema file of every lake table and of the manifest."""
+    """(Re)write the zero-row schema file of every lake table and of the manifest.
+
+    Every table's folder and manifest folder is created too, so that a reader that globs them
+    (Spark does) finds each, empty or not.
+    """
     targets = [
         (lake / "_schemas" / table / f"{partition}=_" / "empty.parquet", schema)
         for table, (schema, partition) in schemas.TABLES.items()
     ]
     targets.append((lake / "_schemas" / "_manifest" / "empty.parquet", schemas.MANIFEST))
+    for table in schemas.TABLES:  # every folder a source reads exists (Spark globs must match)
+        (lake / table).mkdir(parents=True, exist_ok=True)
+        _manifest_folder(lake, table).mkdir(parents=True, exist_ok=True)
     for target, schema in targets:
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.parent / f".empty.{os.getpid()}.tmp"

@@ -11,9 +11,11 @@ host_crawl_annotations as (
     select * from {{ ref('int_host_crawl_annotations') }}
 ),
 
--- SPEC A7: coverage from the crawler's own log (known = nutch_numRecords, fetched =
--- nutch_fetched, capped at 1: some hosts report more fetched than known URLs), quality
--- from the annotations of the same crawl (page level, else the host-level flag).
+-- SPEC A7: coverage from the crawler's own log (known = nutch_numRecords,
+-- fetched = nutch_fetched), quality from the annotations of the same crawl (page
+-- level, else the host-level flag). More fetched than known is impossible
+-- (numRecords sums the HostDb's statuses): the ingest nulls such a pair with a
+-- counted reason; the cap at 1 only bounds a lake written by other means.
 host_crawls_annotated as (
     select
         host_crawls.crawl,
