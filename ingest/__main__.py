@@ -298,14 +298,25 @@ def _lake_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _by_reason(rows: list[dict], column: str) -> str:
+    """``reason count, …`` summed over the manifest rows' ``column`` (a reason -> count map)."""
+    reasons: dict[str, int] = {}
+    for row in rows:
+        for reason, count in row.get(column) or []:
+            reasons[reason] = reasons.get(reason, 0) + count
+    return ", ".join(f"{reason} {count:,}" for reason, count in sorted(reasons.items()))
+
+
+def _nulled(rows: list[dict]) -> str:
+    """The summary's tail for values nulled in written records, if any."""
+    detail = _by_reason(rows, "nulled_by_reason")
+    return f"; values nulled in written records ({detail})" if detail else ""
+
+
 def _summary(what: str, rows: list[dict]) -> None:
     read = sum(row["records_read"] for row in rows)
     written = sum(row["records_written"] for row in rows)
-    reasons: dict[str, int] = {}
-    for row in rows:
-        for reason, count in row["rejected_by_reason"]:
-            reasons[reason] = reasons.get(reason, 0) + count
-    detail = ", ".join(f"{reason} {count:,}" for reason, count in sorted(reasons.items()))
+    detail = _by_reason(rows, "rejected_by_reason")
     tables = sorted({row["lake_table"] for row in rows})
     profiles: dict[str, int] = {}
     for row in rows:
@@ -317,6 +328,7 @@ def _summary(what: str, rows: list[dict]) -> None:
         f"{', '.join(tables) or 'nothing new'}, "
         f"{read:,} records read, {written:,} written, {read - written:,} rejected"
         + (f" ({detail})" if detail else "")
+        + _nulled(rows)
     )
 
 
@@ -343,16 +355,13 @@ def _documents(args: argparse.Namespace) -> int:
         return 2
     read = sum(row["records_read"] for row in rows)
     written = sum(row["records_written"] for row in rows)
-    reasons: dict[str, int] = {}
-    for row in rows:
-        for reason, count in row["rejected_by_reason"]:
-            reasons[reason] = reasons.get(reason, 0) + count
     skipped = len(files) - len(rows)
-    detail = ", ".join(f"{reason} {count:,}" for reason, count in sorted(reasons.items()))
+    detail = _by_reason(rows, "rejected_by_reason")
     print(
         f"documents {args.crawl}: {len(rows)} files ingested ({skipped} already in the lake), "
         f"{read:,} records read, {written:,} written, {read - written:,} rejected"
         + (f" ({detail})" if detail else "")
+        + _nulled(rows)
     )
     return 0
 
