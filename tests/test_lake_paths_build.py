@@ -48,6 +48,7 @@ class HostileBuild:
     """The build under the hostile home, and what its lake holds."""
 
     home: Path
+    raw: Path  # the inputs' folder
     lake: warehouse_fixture.AdversarialLake
     build: warehouse_fixture.Build
     phantom: Path
@@ -73,11 +74,14 @@ def _decoy_lake(home: Path) -> None:
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> HostileBuild:
     # partition-like folders above the lake, which hive partitioning of the whole path reads
-    root = tmp_path_factory.mktemp("hostile-paths") / "crawl=CC-MAIN-1999-99" / "release=r0"
+    base = tmp_path_factory.mktemp("hostile-paths")
+    root = base / "crawl=CC-MAIN-1999-99" / "release=r0"
     home = root / HOSTILE_NAME
     _decoy_lake(root / DECOY_NAME)
     lake = warehouse_fixture.adversarial_lake()
-    warehouse_fixture.write_lake(home, lake.files)
+    # The inputs live apart: under a crawl= folder the ingest would read their crawl from it
+    # (and refuse the annotation rows naming another); what is tested here is the lake's path.
+    warehouse_fixture.write_lake(home, lake.files, raw=base / "raw")
     # A leftover of a crashed run under a mistyped crawl: the committed file's own part, with
     # its key, under another crawl folder (no manifest row lists it).
     committed = next(
@@ -90,7 +94,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> HostileBuild:
     phantom.parent.mkdir(parents=True)
     shutil.copyfile(part, phantom)
     build = warehouse_fixture.build_warehouse(home, STAGING, indirect_selection="buildable")
-    return HostileBuild(home, lake, build, phantom)
+    return HostileBuild(home, base / "raw", lake, build, phantom)
 
 
 def test_every_source_reads_a_lake_whose_path_has_quotes_brackets_and_braces(hostile):
@@ -126,7 +130,7 @@ def test_a_leftover_part_under_another_crawl_is_no_phantom_crawl(hostile):
 
 def test_a_committed_part_deleted_behind_the_manifest_fails_the_build_naming_it(hostile):
     ranks_file = f"{warehouse_fixture.GRAPH_RELEASE}-host-ranks.txt.gz"
-    key = file_key(sha256_of(hostile.home / "raw" / ranks_file))
+    key = file_key(sha256_of(hostile.raw / ranks_file))
     (row,) = [
         row for row in manifest_rows(hostile.home / "lake", "host_ranks") if row["part_key"] == key
     ]

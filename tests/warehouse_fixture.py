@@ -159,16 +159,16 @@ def _arrow_table(rows: pd.DataFrame, schema: pa.Schema) -> pa.Table:
     return pa.table(columns, schema=schema)
 
 
-def write_lake(home: Path, files: list[LakeFile | SourceFile]) -> Path:
+def write_lake(home: Path, files: list[LakeFile | SourceFile], raw: Path | None = None) -> Path:
     """Land ``files`` in ``home/lake`` with ``ingest.lake``'s protocol; return the lake folder.
 
-    Each ``LakeFile`` gets a dummy input under ``home/raw`` whose SHA-256 keys its parts,
-    exactly as an ingest names them; committed files get their manifest row last. A
-    ``SourceFile`` is written as Parquet under ``home/raw`` and ingested by
+    Each ``LakeFile`` gets a dummy input under ``raw`` (default ``home/raw``) whose SHA-256
+    keys its parts, exactly as an ingest names them; committed files get their manifest row
+    last. A ``SourceFile`` is written as Parquet under ``raw`` and ingested by
     ``ingest.annotations`` (one process).
     """
     lake = home / "lake"
-    raw = home / "raw"
+    raw = raw or home / "raw"
     raw.mkdir(parents=True, exist_ok=True)
     write_schema_files(lake)
     for lake_file in files:
