@@ -255,6 +255,45 @@ def test_two_ingests_of_one_table_at_once_end_as_one_run(
     assert leftovers(lake) == []
 
 
+def test_a_second_ingest_waits_and_never_deletes_the_first_ones_files(
+    tiny_crawl: Crawl, tmp_path: Path
+):
+    """Finding 10: with the first ingest paused half-way (a part written under its temporary
+    name, not yet renamed), a second ingest of the same table used to remove that file as a
+    leftover, and the first then died. Now the second waits for the first's lock."""
+    files = sorted((tiny_crawl.root / "host-index").glob("crawl=*/part-*.parquet"))
+    clean = tmp_path / "clean"
+    everything = ["host-index", "--lake", str(clean), "--workers", "1", "--path"]
+    assert run([*everything, *map(str, files)]).status == 0
+    lake = tmp_path / "lake"
+    paused, resume = tmp_path / "paused", tmp_path / "resume"
+    argv = ["host-index", "--lake", str(lake), "--workers", "1", "--path"]
+    first = _popen(
+        [*argv, *map(str, files[::2])],
+        HOSTAWARE_PAUSE_AT="1",
+        HOSTAWARE_PAUSED=str(paused),
+        HOSTAWARE_RESUME=str(resume),
+    )
+    deadline = time.monotonic() + 120
+    while not paused.exists():
+        assert first.poll() is None and time.monotonic() < deadline, _finish(first)
+        time.sleep(0.05)
+    temporary = Path(paused.read_text())
+    assert temporary.name.startswith(".part-") and temporary.is_file()
+    second = _popen([*argv, *map(str, files[1::2])])
+    time.sleep(3)
+    try:
+        assert temporary.is_file(), "the second ingest deleted the first one's temporary part"
+        assert second.poll() is None, "the second ingest did not wait for the first"
+    finally:
+        resume.write_text("go")
+    results = [_finish(first), _finish(second)]
+    assert [status for status, _ in results] == [0, 0], results
+    assert "waiting for it" in results[1][1]
+    assert content(lake, "host-index") == content(clean, "host-index")
+    assert leftovers(lake) == []
+
+
 def _immutable(lake: Path, on: bool) -> bool:
     """Make the lake read-only even for root (chattr +i), or writable again."""
     if os.geteuid() != 0:

@@ -6,6 +6,10 @@ Usage: ``python tests/fuzz/killer.py <argv of python -m ingest>``, with ``HOSTAW
 published; after it: published, not yet committed or, for a manifest, committed). ``N = 0``
 kills nothing and writes the number of renames to ``HOSTAWARE_KILL_COUNT`` (a file). The ingest
 package is not touched: ``os.replace`` is wrapped before it is imported.
+
+``HOSTAWARE_PAUSE_AT=N`` pauses instead, before the N-th rename (its temporary file written):
+the wrapper writes the file ``HOSTAWARE_PAUSED`` and waits until ``HOSTAWARE_RESUME`` exists,
+so a test can run a second ingest while the first is half-way.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -21,12 +26,17 @@ _REAL = os.replace
 _AT = int(os.environ.get("HOSTAWARE_KILL_AT", "0"))
 _AFTER = os.environ.get("HOSTAWARE_KILL_WHEN", "before") == "after"
 _SEEN = [0]
+_PAUSE_AT = int(os.environ.get("HOSTAWARE_PAUSE_AT", "0"))
 
 
 def _replace(source, target, *args, **kwargs):
     if "_schemas" in Path(target).parts:
         return _REAL(source, target, *args, **kwargs)
     _SEEN[0] += 1
+    if _SEEN[0] == _PAUSE_AT:
+        Path(os.environ["HOSTAWARE_PAUSED"]).write_text(str(source))
+        while not Path(os.environ["HOSTAWARE_RESUME"]).exists():
+            time.sleep(0.05)
     if _SEEN[0] == _AT and not _AFTER:
         os.kill(os.getpid(), signal.SIGKILL)
     result = _REAL(source, target, *args, **kwargs)
