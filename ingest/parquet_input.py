@@ -88,11 +88,28 @@ def is_crawl_id(text: str) -> bool:
 
 
 def open_parquet(path: Path) -> pq.ParquetFile:
-    """Open a Parquet file, or raise :class:`LakeError` naming it."""
+    """Open a Parquet file, or raise :class:`LakeError` naming it.
+
+    The footer must agree with itself: every column chunk of every row group has its column's
+    physical type (a damaged footer can hold a chunk of another type, which would only fail
+    when that column is read, if it ever is).
+    """
     try:
-        return pq.ParquetFile(path)
-    except (pa.ArrowInvalid, OSError) as error:
+        parquet = pq.ParquetFile(path)
+        metadata, schema = parquet.metadata, parquet.schema
+        for group in range(metadata.num_row_groups):
+            row_group = metadata.row_group(group)
+            for index in range(row_group.num_columns):
+                found = row_group.column(index).physical_type
+                wanted = schema.column(index).physical_type
+                if found != wanted:
+                    raise LakeError(
+                        f"{path}: not a readable Parquet file: row group {group} holds column "
+                        f"{schema.column(index).path!r} as {found}, its schema says {wanted}"
+                    )
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as error:  # a name not UTF-8, too
         raise LakeError(f"{path}: not a readable Parquet file: {error}") from error
+    return parquet
 
 
 def _family(kind: pa.DataType) -> str:
@@ -187,10 +204,14 @@ def read_planned(
 
     Raises:
         LakeError: a value does not fit the lake type (an overflow), naming file and column;
-            or the file's data is damaged.
+            or the file's data is damaged (an unreadable page, a string that is not UTF-8).
     """
     batches = parquet.iter_batches(batch_size=batch_rows, columns=plan.read_columns)
+    first_row = 0
+    batch: pa.RecordBatch | None = None
     while True:
+        if batch is not None:
+            first_row += batch.num_rows
         try:
             batch = next(batches)
         except StopIteration:
@@ -204,6 +225,14 @@ def read_planned(
                 arrays.append(pa.nulls(batch.num_rows, field.type))
                 continue
             column = batch.column(source)
+            if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+                try:  # Parquet strings are UTF-8; Arrow does not check that when reading
+                    column.validate(full=True)
+                except pa.ArrowInvalid as error:
+                    raise LakeError(
+                        f"{plan.path}: not a readable Parquet file: column {source!r} "
+                        f"(rows {first_row:,}..{first_row + batch.num_rows - 1:,}): {error}"
+                    ) from error
             if column.type != field.type:
                 try:
                     column = column.cast(field.type)

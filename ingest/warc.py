@@ -119,6 +119,7 @@ _WARC_TYPES = frozenset(
 )
 _MAX_HEADER = 256 * 1024  # bytes of one record's WARC header (Common Crawl's are < 2 KB)
 _TRAILER_SLACK = 8  # bytes tolerated between a block's end and the next record
+_RECORD_END = b"\r\n\r\n"  # what closes every record after its block
 _READ_SIZE = 1 << 16  # compressed bytes read from the file at a time
 _INFLATE_STEP = 1 << 20  # decompressed bytes produced at a time
 _COMPACT_AT = 1 << 20  # consumed buffer bytes kept before they are dropped
@@ -678,6 +679,17 @@ def _check_record_end(source: _Source, offset: int, aligned: bool) -> None:
     if aligned:
         following = source.member_starts(end - 1, held + 1)
         if following and following[0] - end <= _TRAILER_SLACK:
+            gap = following[0] - end
+            if gap < len(_RECORD_END) and source.peek(gap) == _RECORD_END[len(_RECORD_END) - gap :]:
+                # The block took some of the record's closing CRLFs: Content-Length overstates
+                # it (an understatement leaves stray bytes instead, tolerated above).
+                source.seek(following[0])
+                raise _MalformedError(
+                    "bad_content_length",
+                    f"Content-Length overstates the block by {len(_RECORD_END) - gap} bytes "
+                    "(it takes the record's closing CRLFs)",
+                    resume_here=True,
+                )
             source.seek(following[0])
             return
         if not following and held - end <= _TRAILER_SLACK:
@@ -997,6 +1009,12 @@ def read_captures(path: Path) -> Iterator[Page | TextPage | Rejection | Break]:
         yield pending
 
 
+def _names_a_record(record_id: str) -> bool:
+    """Whether a WARC-Record-ID (or WARC-Refers-To) names something: ``<uri>``, not ``<>``."""
+    inner = record_id[1:-1] if record_id.startswith("<") and record_id.endswith(">") else record_id
+    return bool(inner.strip())
+
+
 def _interpret(
     record: _Record, pending: Page | None
 ) -> tuple[list[Page | TextPage | Rejection], Page | None]:
@@ -1026,7 +1044,7 @@ def _interpret(
 
     if kind not in _WARC_TYPES:
         return reject("unknown_warc_type", f"WARC-Type {kind!r}" if kind else "no WARC-Type")
-    if not record_id:
+    if not _names_a_record(record_id):
         return reject("missing_record_id")
     if record.block is None:
         return reject("payload_too_large", f"a block of {record.length} bytes")
@@ -1044,7 +1062,7 @@ def _interpret(
     digest = headers.get("warc-payload-digest")
     if kind == "conversion":
         response_id = headers.get("warc-refers-to", "").strip()
-        if not response_id:  # no way to tell which capture the text belongs to
+        if not _names_a_record(response_id):  # no way to tell which capture the text is of
             return reject("missing_refers_to")
         languages = tuple(
             code.strip()

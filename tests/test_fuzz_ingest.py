@@ -410,13 +410,17 @@ def _parquet_case(
                 problems.append("exit 0 but the file has no manifest row")
         if mine is not None:
             row, rows = mine
-            if case.rows is None:
+            # A file unreadable as a whole may still be committed when its damage is only in
+            # columns the ingest does not read: then it must land exactly as the intact file.
+            unread_damage = case.rows is None
+            if unread_damage and row["records_read"] != table.num_rows:
                 problems.append(f"an unreadable file was committed: read {row['records_read']}")
-            elif row["records_read"] != case.rows:
+            elif not unread_damage and row["records_read"] != case.rows:
                 problems.append(f"read {row['records_read']} rows, the file has {case.rows}")
-            if case.touched is not None and case.rows:
+            if unread_damage or (case.touched is not None and case.rows):
                 # the rows left alone land as a clean run of them alone lands them
-                keep = [i for i in range(table.num_rows) if i not in case.touched]
+                touched = set() if unread_damage else case.touched
+                keep = [i for i in range(table.num_rows) if i not in touched]
                 clean_in = work / "clean" / folder_name / f"part-{name}.parquet"
                 clean_in.parent.mkdir(parents=True)
                 pq.write_table(table.take(pa.array(keep, pa.int64())), clean_in)
@@ -437,6 +441,11 @@ def _parquet_case(
                         problems.append(
                             f"{sum(lost.values())} rows of untouched input rows missing, e.g. "
                             f"{next(iter(lost))[:6]}"
+                        )
+                    if unread_damage and landed != expected:
+                        problems.append(
+                            "a file damaged in columns the ingest does not read landed other "
+                            "rows than the intact file"
                         )
     shutil.rmtree(work, ignore_errors=True)
     return label, case.mutation + f" of {name}", problems

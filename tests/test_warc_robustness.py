@@ -347,6 +347,7 @@ def _http_block(text: bytes) -> tuple[bytes, bytes]:
         (lambda t: _http_block(t)[0] + b"\r\n\r\n\r\n\r\n" + _http_block(t)[1], "malformed_http"),
         (lambda t: _edit_header(t, b"WARC-Record-ID", None), "missing_record_id"),
         (lambda t: _edit_header(t, b"WARC-Record-ID", b""), "missing_record_id"),
+        (lambda t: _edit_header(t, b"WARC-Record-ID", b"<>"), "missing_record_id"),  # no URI
         (lambda t: _edit_header(t, b"WARC-Target-URI", None), "missing_target_uri"),
         (lambda t: _edit_header(t, b"WARC-Target-URI", b"not a url"), "bad_target_uri"),
         (lambda t: _edit_header(t, b"WARC-Target-URI", b"mailto:a@b.example"), "bad_target_uri"),
@@ -444,11 +445,14 @@ def test_a_block_longer_than_the_cap_is_skipped_unread(monkeypatch):
     ]
 
 
-@pytest.mark.parametrize(("delta", "kept"), [(500, False), (-100, False), (-2, True)])
+@pytest.mark.parametrize(
+    ("delta", "kept"), [(500, False), (1, False), (4, False), (-100, False), (-2, True)]
+)
 def test_a_lying_content_length_in_a_gzip_member(tmp_path: Path, delta: int, kept: bool):
-    # Too long: the block would run into the next member, which starts a record. Too short by
-    # more than the slack: the member goes on. Short by 2 bytes, as Common Crawl's CC-MAIN-2018-34
-    # files are: tolerated, the payload loses its last 2 bytes.
+    # Too long: the block would run into the next member, which starts a record; too long by 1
+    # to 4 bytes, it takes the record's closing CRLFs (found by the fuzz campaign: it passed
+    # silently). Too short by more than the slack: the member goes on. Short by 2 bytes, as
+    # Common Crawl's CC-MAIN-2018-34 files are: tolerated, the payload loses its last 2 bytes.
     member = MEMBERS[RESPONSE]
     text = member.text.replace(
         b"Content-Length: %d" % member.content_length,

@@ -89,7 +89,7 @@ def check_status(outcome: Outcome, command: str, names: list[str]) -> list[str]:
     for trace in outcome.log_errors:
         problems.append(f"traceback logged:\n{trace[-3000:]}")
     if outcome.status not in (0, 2):
-        problems.append(f"exit status {outcome.status}")
+        problems.append(f"exit status {outcome.status}: {outcome.stderr[-600:]!r}")
     if outcome.status == 2:
         lines = [line for line in outcome.stderr.splitlines() if ERROR_LINE.fullmatch(line)]
         if len(lines) != 1:
