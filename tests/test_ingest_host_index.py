@@ -567,3 +567,16 @@ def test_more_non_english_captures_than_captures_nulls_the_language_split(tmp_pa
         (4, 4, 100),
         (0, None, None),
     ]
+
+
+def test_a_string_column_that_is_not_utf8_refuses_the_file_naming_it(tmp_path: Path):
+    """Found by the fuzz campaign: Arrow reads such a page without a word, and the bytes
+    reached the lake (or a later decode raised an internal error)."""
+    hosts = pa.array([b"com,example", b"com,\xffbad"], pa.binary()).view(pa.string())
+    table = pa.table({"surt_host_name": hosts, "fetch_200": pa.array([1, 2], pa.int64())})
+    path = tmp_path / f"crawl={CRAWL}" / "p.parquet"
+    path.parent.mkdir(parents=True)
+    pq.write_table(table, path)
+    with pytest.raises(LakeError, match=r"p\.parquet: not a readable Parquet file: column "):
+        ingest_host_index([path], tmp_path / "lake")
+    assert manifest_rows(tmp_path / "lake", "host_index") == []
