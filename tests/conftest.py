@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,20 @@ def _crawl(factory: pytest.TempPathFactory, scale: str, seed: int = SEED) -> Cra
 def tiny_crawl(tmp_path_factory: pytest.TempPathFactory) -> Crawl:
     """The tiny crawl (~100 sample hosts), as `make test` builds it."""
     return _crawl(tmp_path_factory, "tiny")
+
+
+@pytest.fixture(scope="session")
+def dclm_demo_raw(tiny_crawl: Crawl, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A raw folder holding one demo classifier, dclm_demo, trained on the tiny corpus (for
+    ingests that need a model but not all six: the fault and fuzz campaigns)."""
+    from ingest.quality import load_registry
+    from ingest.train import train_demo_classifiers
+
+    folder = tmp_path_factory.mktemp("dclm-demo-raw")
+    shutil.copytree(tiny_crawl.root / "training", folder / "training")
+    registry = Path(__file__).resolve().parents[1] / "seeds" / "classifier_registry.csv"
+    train_demo_classifiers(folder, load_registry(registry, folder, ["dclm_demo"]))
+    return folder
 
 
 @pytest.fixture(scope="session")

@@ -25,8 +25,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ingest.quality import load_registry
-from ingest.train import train_demo_classifiers
 from tests.conftest import REAL_DATA, Crawl
 from tests.fuzz.oracle import ERROR_LINE, books, committed, leftovers, manifest, run
 
@@ -46,12 +44,9 @@ TABLES = {
 
 
 @pytest.fixture(scope="module")
-def raw(tiny_crawl: Crawl, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def raw(dclm_demo_raw: Path) -> Path:
     """A raw folder holding the demo classifier dclm_demo, trained on the tiny corpus."""
-    folder = tmp_path_factory.mktemp("faults-raw")
-    shutil.copytree(tiny_crawl.root / "training", folder / "training")
-    train_demo_classifiers(folder, load_registry(REGISTRY, folder, ["dclm_demo"]))
-    return folder
+    return dclm_demo_raw
 
 
 @pytest.fixture(scope="module")

@@ -31,8 +31,6 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from ingest.quality import load_registry
-from ingest.train import train_demo_classifiers
 from tests.conftest import REAL_DATA, Crawl
 from tests.fuzz import line_mutators, parquet_mutators, warc_mutators
 from tests.fuzz.budget import budget
@@ -89,12 +87,9 @@ class Campaign:
 
 
 @pytest.fixture(scope="module")
-def classifier_raw(tiny_crawl: Crawl, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def classifier_raw(dclm_demo_raw: Path) -> Path:
     """A raw folder with the one demo classifier the fuzz cases score with (dclm_demo)."""
-    raw = tmp_path_factory.mktemp("fuzz-raw")
-    shutil.copytree(tiny_crawl.root / "training", raw / "training")
-    train_demo_classifiers(raw, load_registry(REGISTRY, raw, ["dclm_demo"]))
-    return raw
+    return dclm_demo_raw
 
 
 def _documents_argv(lake: Path, raw: Path, files: list[Path]) -> list[str]:
