@@ -45,13 +45,13 @@ demo: venv synth-demo ingest build demo-check report
 
 # A new demo crawl replaces the old one, and the lake and warehouse built from it.
 synth-demo:
-	$(PY) -m ingest synth --out $(RAW) --seed $(SEED) --scale demo --force
+	$(PY) -m demo crawl --out $(RAW) --seed $(SEED) --scale demo --force
 	rm -rf $(HOSTAWARE_HOME)/lake $(HOSTAWARE_HOME)/warehouse.duckdb
 
 # Train the demo classifiers, then ingest everything the crawl folder holds into the lake
 # ($HOSTAWARE_HOME/lake): the WARC sample, each graph release, the host index, the annotations.
 ingest: venv
-	$(PY) -m ingest train-demo-classifiers --raw $(RAW)
+	$(PY) -m demo classifiers --raw $(RAW)
 	$(PY) -m ingest documents --crawl CC-MAIN-2024-10 \
 		--warc "$(RAW)/warc/CC-MAIN-2024-10/*.warc.gz"
 	$(MAKE) --no-print-directory ingest-tables
@@ -78,7 +78,7 @@ ingest-tables: venv
 PAPER_HOME ?= $(CURDIR)/build/paper-home
 paper-lake: venv
 	rm -rf $(PAPER_HOME)
-	$(PY) -m ingest synth --out $(PAPER_HOME)/raw --seed $(SEED) --scale paper
+	$(PY) -m demo crawl --out $(PAPER_HOME)/raw --seed $(SEED) --scale paper
 	$(MAKE) --no-print-directory ingest-tables HOSTAWARE_HOME=$(PAPER_HOME)
 
 # The crawl plan is exported (dbt's external materialization) into $(HOSTAWARE_HOME)/exports
@@ -111,7 +111,7 @@ pytest: venv
 
 dbt-test-build: venv
 	rm -rf $(TEST_HOME)
-	$(PY) -m ingest synth --out $(TEST_HOME)/raw --seed $(SEED) --scale tiny
+	$(PY) -m demo crawl --out $(TEST_HOME)/raw --seed $(SEED) --scale tiny
 	$(MAKE) --no-print-directory ingest build HOSTAWARE_HOME=$(TEST_HOME) \
 		WAREHOUSE_PATH=$(TEST_HOME)/warehouse.duckdb
 

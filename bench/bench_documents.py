@@ -21,10 +21,10 @@ import shutil
 import time
 from pathlib import Path
 
+from demo.generate import synthesize
+from demo.train import train_demo_classifiers
 from ingest.documents import ingest_documents, main_text, score_texts
 from ingest.quality import FastTextScorer, load_registry
-from ingest.synth.generate import synthesize
-from ingest.train import train_demo_classifiers
 from ingest.warc import Page, read_captures
 
 REPO = Path(__file__).resolve().parents[1]

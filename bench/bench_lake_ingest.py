@@ -5,12 +5,12 @@ Inputs, generated once and cached in --out (names carry their size):
 * a host-level ranks file in Common Crawl's exact format (FORMATS.md §1.4): gzip (one member
   per 1M-row block, written by two worker processes, then concatenated), the ``#``-prefixed
   header, rows sorted by ``hc_pos`` (1..N, dense), ``hc_val`` as Java ``Float.toString`` and
-  ``pr_val`` as Java ``Double.toString`` (the formatters of ``ingest.synth.webgraph``), heavy
+  ``pr_val`` as Java ``Double.toString`` (the formatters of ``demo.webgraph``), heavy
   tailed; ``pr_pos`` a permutation correlated with ``hc_pos``; unique reversed host names
   (registered domains with a few subdomains, the demo's TLD mix). Files holding its first
   --prefix-rows rows are assembled from the same gzip members, to show memory against size.
 * a host index (FORMATS.md §2): 6 crawls x --index-hosts hosts, ``HOST_INDEX_SCHEMA`` of
-  ``ingest.synth.crawls`` (one crawl drifted with ``drift_schema``), rows in SURT order, row
+  ``demo.crawls`` (one crawl drifted with ``drift_schema``), rows in SURT order, row
   groups of 1M rows, ``<out>/host-index-<n>/crawl=<id>/part-00000.parquet``.
 
 Each job runs in a fresh child process, so that its peak memory is its own: the resident memory
@@ -78,7 +78,7 @@ _SUBDOMAINS = ("blog", "shop", "m")  # ids with id % 8 in 5, 6, 7 are subdomains
 
 
 def _tld_tables() -> tuple[list[str], list[str], np.ndarray]:
-    from ingest.synth.config import TLDS
+    from demo.config import TLDS
 
     suffixes = [tld.suffix for tld in TLDS]
     reversed_ = [".".join(reversed(suffix.split("."))) for suffix in suffixes]
@@ -149,7 +149,7 @@ def _ranks_block(task: tuple[str, str, int, int, int]) -> float:
     """Write rows [start, stop) of the ranks file as one gzip member; return the seconds."""
     from isal import igzip
 
-    from ingest.synth.webgraph import _format_rows, _java_double_strs, _java_float_strs
+    from demo.webgraph import _format_rows, _java_double_strs, _java_float_strs
 
     target, pr_pos_file, rows, start, stop = task
     started = time.perf_counter()
@@ -182,7 +182,7 @@ def _coprime_multiplier(rows: int) -> int:
 
 
 def _assemble(target: Path, members: list[Path]) -> None:
-    from ingest.synth.webgraph import RANKS_HEADER
+    from demo.webgraph import RANKS_HEADER
 
     temporary = target.with_suffix(".tmp")
     with temporary.open("wb") as out:
@@ -282,10 +282,10 @@ def _erfinv_approx(x: np.ndarray) -> np.ndarray:
 
 def _index_chunk(ids: np.ndarray, strings: dict, crawl_index: int, chunk: int, hosts: int):
     """One row group of one crawl: the host-level values are fixed by the host, the counts
-    drawn per crawl (the shapes of ``ingest.synth.crawls.host_index_table``)."""
+    drawn per crawl (the shapes of ``demo.crawls.host_index_table``)."""
     import pyarrow as pa
 
-    from ingest.synth.crawls import _FETCH_COLUMNS, _NUTCH_PCT, _ROBOTS, HOST_INDEX_SCHEMA
+    from demo.crawls import _FETCH_COLUMNS, _NUTCH_PCT, _ROBOTS, HOST_INDEX_SCHEMA
 
     n = len(ids)
     u = _unit(ids, 1)
@@ -362,8 +362,8 @@ def host_index_files(out: Path, hosts: int) -> dict:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from ingest.synth.config import CRAWLS, DRIFTED_CRAWL
-    from ingest.synth.crawls import drift_schema
+    from demo.config import CRAWLS, DRIFTED_CRAWL
+    from demo.crawls import drift_schema
 
     folder = out / f"host-index-{hosts}"
     paths = [folder / f"crawl={crawl}" / "part-00000.parquet" for crawl in CRAWLS]

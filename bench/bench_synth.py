@@ -1,6 +1,6 @@
 """Time the demo-crawl generator at each scale and measure its peak memory.
 
-Runs ``python -m ingest synth`` in a child process per scale and samples the resident memory
+Runs ``python -m demo crawl`` in a child process per scale and samples the resident memory
 of the child and its workers (summed) every 50 ms. Prints one line per scale and the generator's
 own per-step timings.
 
@@ -37,8 +37,8 @@ def run(scale: str, out: Path, seed: int) -> dict:
     command = [
         sys.executable,
         "-m",
-        "ingest",
-        "synth",
+        "demo",
+        "crawl",
         "--out",
         str(target),
         "--scale",

@@ -53,21 +53,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log each step")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    synth = commands.add_parser(
-        "synth", help="write a demo crawl in Common Crawl's formats, with planted truth"
-    )
-    synth.add_argument("--out", type=Path, required=True, help="folder to write (e.g. data/raw)")
-    synth.add_argument("--seed", type=_non_negative, default=20241010, help="random seed")
-    synth.add_argument(
-        "--scale", default="demo", help="tiny (~100 hosts), demo (~2,000 hosts) or paper"
-    )
-    synth.add_argument("--force", action="store_true", help="replace a non-empty --out")
-    synth.add_argument(
-        "--lake",
-        type=Path,
-        default=None,
-        help="paper scale: lake folder for the documents tables (default: <out>/../lake)",
-    )
     home = Path(os.environ.get("HOSTAWARE_HOME", "data"))
     documents = commands.add_parser(
         "documents", help="WARC/WET files -> main text, language, classifier scores -> lake"
@@ -178,11 +163,6 @@ def _parser() -> argparse.ArgumentParser:
             + (" (scores: not counting unknown_document)" if command is scores else ""),
         )
 
-    train = commands.add_parser(
-        "train-demo-classifiers", help="train the demo crawl's fastText models from its corpus"
-    )
-    train.add_argument("--raw", type=Path, default=home / "raw", help="the demo crawl's folder")
-    train.add_argument("--registry", type=Path, default=REGISTRY, help="classifier registry")
     return parser
 
 
@@ -214,34 +194,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.command == "synth":
-        from ingest.synth.generate import SynthError, synthesize
-
-        try:
-            truth = synthesize(args.out, args.seed, args.scale, args.force, args.lake)
-        except SynthError as error:
-            print(f"python -m ingest synth: error: {error}", file=sys.stderr)
-            return 2
-        documents = truth["documents"]
-        print(
-            f"synth {args.scale}: {truth['hosts']['graph_host_count']:,} graph hosts, "
-            f"{documents['count']:,} sample pages on "
-            f"{documents['hosts_with_ge3']:,} hosts with >= 3 pages, in "
-            f"{truth['generation_seconds']:.1f} s -> {args.out}"
-        )
-        steps = ", ".join(
-            f"{step} {seconds:.1f} s" for step, seconds in truth["timings_seconds"].items()
-        )
-        print(f"synth {args.scale} steps: {steps}")
-    elif args.command == "documents":
+    if args.command == "documents":
         return _documents(args)
-    elif args.command == "train-demo-classifiers":
-        return _train(args)
-    elif args.command == "scores":
+    if args.command == "scores":
         return _scores(args)
-    else:
-        return _lake_ingest(args)
-    return 0
+    return _lake_ingest(args)
 
 
 def _lake_ingest(args: argparse.Namespace) -> int:
@@ -395,27 +352,6 @@ def _scores(args: argparse.Namespace) -> int:
         for note in row["schema_drift"] or []:
             print(f"scores: schema drift in {row['source_file']}: {note}")
     _summary("scores", rows)
-    return 0
-
-
-def _train(args: argparse.Namespace) -> int:
-    from ingest.quality import ClassifierError, load_registry
-    from ingest.train import train_demo_classifiers
-
-    try:
-        entries = load_registry(args.registry, args.raw)
-        models = [entry for entry in entries if not entry.is_precomputed]  # nothing to train
-        results = train_demo_classifiers(args.raw, models)
-    except ClassifierError as error:
-        print(f"python -m ingest train-demo-classifiers: error: {error}", file=sys.stderr)
-        return 2
-    for result in results:
-        print(
-            f"{result['classifier']:<28} {result['train_documents']:>6,} docs "
-            f"{result['seconds']:>5.1f} s  valid Brier {result['valid_brier']:.3f}  "
-            f"mean score {result['valid_mean_score']:.3f} "
-            f"vs label {result['valid_mean_label_value']:.3f}"
-        )
     return 0
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import warehouse_fixture
 
-from ingest.synth.generate import synthesize
+from demo.generate import synthesize
 
 SEED = 20241010
 # ../shared beside the project (as CI lays it out), or wherever HOSTAWARE_SHARED points.
@@ -43,8 +43,8 @@ def tiny_crawl(tmp_path_factory: pytest.TempPathFactory) -> Crawl:
 def dclm_demo_raw(tiny_crawl: Crawl, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A raw folder holding one demo classifier, dclm_demo, trained on the tiny corpus (for
     ingests that need a model but not all six: the fault and fuzz campaigns)."""
+    from demo.train import train_demo_classifiers
     from ingest.quality import load_registry
-    from ingest.train import train_demo_classifiers
 
     folder = tmp_path_factory.mktemp("dclm-demo-raw")
     shutil.copytree(tiny_crawl.root / "training", folder / "training")

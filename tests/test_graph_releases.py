@@ -17,7 +17,7 @@ import pytest
 import warehouse_fixture
 import yaml
 
-from ingest.synth.config import GRAPH_RELEASES
+from demo.config import GRAPH_RELEASES
 
 PROJECT = Path(__file__).resolve().parents[1]
 SEED = PROJECT / "seeds" / "graph_releases.csv"

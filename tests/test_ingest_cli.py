@@ -10,8 +10,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from demo.config import DRIFTED_CRAWL, GRAPH_RELEASES
 from ingest.__main__ import main
-from ingest.synth.config import DRIFTED_CRAWL, GRAPH_RELEASES
 from tests.conftest import Crawl
 
 REPO = Path(__file__).resolve().parents[1]

@@ -20,10 +20,10 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
+from demo.train import train_demo_classifiers
 from ingest.documents import DocumentIngestError, ingest_documents
 from ingest.lake import LakeError, expand_inputs
 from ingest.quality import load_registry
-from ingest.train import train_demo_classifiers
 from tests.conftest import REAL_DATA, Crawl
 
 REPO = Path(__file__).resolve().parents[1]

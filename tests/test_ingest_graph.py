@@ -17,10 +17,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from demo.config import GRAPH_RELEASES
 from ingest import schemas
 from ingest.__main__ import main
 from ingest.lake import LakeError, manifest_rows
-from ingest.synth.config import GRAPH_RELEASES
 from ingest.webgraph import (
     EDGES,
     GRAPH_RELEASES_CSV,

@@ -13,12 +13,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from demo.config import CRAWLS, DRIFTED_CRAWL
 from ingest import schemas
 from ingest.__main__ import main
 from ingest.host_index import SOURCE_NAMES, ingest_host_index
 from ingest.hosts import registry_suffix
 from ingest.lake import LakeError, manifest_rows
-from ingest.synth.config import CRAWLS, DRIFTED_CRAWL
 from tests.conftest import Crawl
 
 CRAWL = "CC-MAIN-2024-10"

@@ -468,17 +468,30 @@ def test_a_missing_or_unreadable_registry_is_one_classifier_error_naming_it(tmp_
         load_registry(binary, tmp_path)
 
 
-@pytest.mark.parametrize("command", ["documents", "scores", "train-demo-classifiers"])
+@pytest.mark.parametrize("command", ["documents", "scores", "demo classifiers"])
 def test_a_missing_registry_is_a_one_line_cli_error(tmp_path: Path, capsys, command: str):
+    from demo.__main__ import main as demo_main
     from ingest.__main__ import main
 
     missing = tmp_path / "nope.csv"
-    arguments = {
-        "documents": ["documents", "--crawl", "CC-MAIN-2024-10", "--warc", str(tmp_path)],
-        "scores": ["scores", "--lake", str(tmp_path), "--path", str(tmp_path / "x.csv")],
-        "train-demo-classifiers": ["train-demo-classifiers", "--raw", str(tmp_path)],
+    run, arguments, prog = {
+        "documents": (
+            main,
+            ["documents", "--crawl", "CC-MAIN-2024-10", "--warc", str(tmp_path)],
+            "python -m ingest documents",
+        ),
+        "scores": (
+            main,
+            ["scores", "--lake", str(tmp_path), "--path", str(tmp_path / "x.csv")],
+            "python -m ingest scores",
+        ),
+        "demo classifiers": (
+            demo_main,
+            ["classifiers", "--raw", str(tmp_path)],
+            "python -m demo classifiers",
+        ),
     }[command]
-    code = main([*arguments, "--registry", str(missing)])
+    code = run([*arguments, "--registry", str(missing)])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err and err.count("\n") == 1
-    assert err.startswith(f"python -m ingest {command}: error: cannot read the classifier")
+    assert err.startswith(f"{prog}: error: cannot read the classifier")

@@ -29,14 +29,14 @@ from scipy.optimize import minimize_scalar
 from scipy.stats import norm, spearmanr
 from warcio.archiveiterator import ArchiveIterator
 
+from demo import config
+from demo import crawls as crawls_module
+from demo import generate as generate_module
+from demo.config import CLASSIFIERS, CRAWLS, DRIFTED_CRAWL, GRAPH_RELEASES, SAMPLE_CRAWL
+from demo.corpus import ANNOTATIONS
+from demo.generate import sample_truth, synthesize
 from ingest import schemas
 from ingest.hosts import surt_host_name
-from ingest.synth import config
-from ingest.synth import crawls as crawls_module
-from ingest.synth import generate as generate_module
-from ingest.synth.config import CLASSIFIERS, CRAWLS, DRIFTED_CRAWL, GRAPH_RELEASES, SAMPLE_CRAWL
-from ingest.synth.corpus import ANNOTATIONS
-from ingest.synth.generate import sample_truth, synthesize
 from tests.conftest import SEED, Crawl
 
 REPO = Path(__file__).resolve().parents[1]
@@ -508,7 +508,7 @@ def test_same_seed_gives_identical_bytes(tiny_crawl: Crawl, tmp_path: Path):
 
 def _synth_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "ingest", "synth", *args],
+        [sys.executable, "-m", "demo", "crawl", *args],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -539,7 +539,7 @@ def test_non_empty_out_needs_force(tmp_path: Path):
     result = _synth_cli("--out", str(out), "--scale", "tiny")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        f"python -m ingest synth: error: --out {out} is not empty: pass --force to replace it"
+        f"python -m demo crawl: error: --out {out} is not empty: pass --force to replace it"
     ]
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
 

@@ -7,8 +7,8 @@ import pandas as pd
 import pingouin
 import pytest
 
-from ingest.synth.config import CLASSIFIERS
-from ingest.synth.model import icc1_anova, score_scale_icc, solve_variance_split
+from demo.config import CLASSIFIERS
+from demo.model import icc1_anova, score_scale_icc, solve_variance_split
 
 
 def test_icc1_equals_pingouin_on_balanced_data():

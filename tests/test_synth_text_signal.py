@@ -2,7 +2,7 @@
 demo pages in line with their true scores (issue: "the quality signal must reach the text").
 
 This trains two small models directly with fastText, with the hyperparameters
-`train-demo-classifiers` uses for all six. On the demo crawl they score the pages at Pearson and
+`python -m demo classifiers` uses for all six. On the demo crawl they score the pages at Pearson and
 Spearman about 0.985 with the truth (mean absolute error about 0.02): close enough that the
 host-level ICC(1) the warehouse recovers is within 0.02 of the planted one. The thresholds below
 keep a margin under that.
@@ -23,15 +23,15 @@ from resiliparse.parse.html import HTMLTree
 from scipy.stats import pearsonr, spearmanr
 from warcio.archiveiterator import ArchiveIterator
 
-from ingest.synth.config import CLASSIFIERS, LANGUAGES, SAMPLE_CRAWL
-from ingest.synth.generate import sample_truth
-from ingest.synth.text import (
+from demo.config import CLASSIFIERS, LANGUAGES, SAMPLE_CRAWL
+from demo.generate import sample_truth
+from demo.text import (
     LOGIT_RANGE,
     MARKER_SHARE,
     compose_document_with_scores,
     vocabularies,
 )
-from ingest.train import TRAINING
+from demo.train import TRAINING
 from tests.conftest import SEED, Crawl
 
 

@@ -1,4 +1,4 @@
-"""Tests for ingest.synth.webgraph: edges, centralities and Common Crawl file formats."""
+"""Tests for demo.webgraph: edges, centralities and Common Crawl file formats."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from ingest.synth import webgraph as wg
-from ingest.synth.webgraph import (
+from demo import webgraph as wg
+from demo.webgraph import (
     generate_edges,
     harmonic_centrality,
     java_double_str,

@@ -32,7 +32,7 @@ from pathlib import Path
 import msgpack
 import numpy as np
 
-from ingest.synth.config import CLASSIFIERS, LANGUAGES
+from demo.config import CLASSIFIERS, LANGUAGES
 
 __all__ = [
     "LOGIT_RANGE",

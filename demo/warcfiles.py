@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.synth.crawls import record_ids
-from ingest.synth.html import render_page
-from ingest.synth.text import compose_document, expected_document_words, vocabularies
-from ingest.synth.warcgen import Capture, WarcFileWriter
+from demo.crawls import record_ids
+from demo.html import render_page
+from demo.text import compose_document, expected_document_words, vocabularies
+from demo.warcgen import Capture, WarcFileWriter
 
 __all__ = ["WarcJob", "summarise", "warc_file_name", "write_warc_job"]
 

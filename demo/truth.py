@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 from scipy.stats import norm, spearmanr
 
-from ingest.synth import crawls as crawls_module
-from ingest.synth.config import (
+from demo import crawls as crawls_module
+from demo.config import (
     CALIBRATION_SOURCES,
     CLASSIFIERS,
     COVERAGE_QUALITY_SPEARMAN,
@@ -31,7 +31,7 @@ from ingest.synth.config import (
     TLDS,
     Scale,
 )
-from ingest.synth.model import (
+from demo.model import (
     ROLE_DANGLING,
     ROLE_OTHER,
     ROLE_SAMPLE,

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from scipy.special import ndtr, ndtri
 
-from ingest.synth.config import (
+from demo.config import (
     CLASSIFIERS,
     COVERAGE_QUALITY_SPEARMAN,
     CRAWL_PAGES,
@@ -41,7 +41,7 @@ from ingest.synth.config import (
     TLDS,
     Scale,
 )
-from ingest.synth.model import ROLE_DANGLING, Hosts, page_scores
+from demo.model import ROLE_DANGLING, Hosts, page_scores
 
 __all__ = [
     "CATEGORY_SOURCES",

@@ -1,15 +1,15 @@
-"""``python -m ingest train-demo-classifiers``: the demo crawl's fastText models.
+"""``python -m demo classifiers``: the demo crawl's fastText models.
 
 Reads ``<raw>/training/labelled_corpus.tsv.gz`` (written by ``synth``), trains one fastText
 model per registry classifier found in it, checks it on the validation split, and writes
 ``<raw>/<model_path>`` atomically. Models are trained two at a time in separate processes, each
 single-threaded, so the same corpus always gives the same models.
 
-Each corpus row carries several labels per classifier (``ingest.synth.corpus.ANNOTATIONS``),
+Each corpus row carries several labels per classifier (``demo.corpus.ANNOTATIONS``),
 written as the head of the fastText line: at each visit of a line fastText trains on one of its
 labels at random, so the model is fitted to the share of positive labels, not to one draw.
 The hyperparameters make the models well calibrated on the demo's text (the corpus is built so
-that a linear model over averaged word vectors is well specified, see ``ingest.synth.text``):
+that a linear model over averaged word vectors is well specified, see ``demo.text``):
 15 epochs at a small learning rate bring the logit slope on the true scores to about 1 without
 over-shooting, with about the word updates that 30 epochs over the earlier corpus (a quarter of
 the documents, twice as long) took.
@@ -97,7 +97,7 @@ def train_demo_classifiers(
     """
     corpus = raw / "training" / "labelled_corpus.tsv.gz"
     if not corpus.is_file():
-        raise ClassifierError(f"no labelled corpus at {corpus}: run `python -m ingest synth` first")
+        raise ClassifierError(f"no labelled corpus at {corpus}: run `python -m demo crawl` first")
     header, _ = _read_corpus(corpus)
     missing = [entry.classifier for entry in entries if entry.classifier not in header]
     if missing:

@@ -1,4 +1,4 @@
-"""``python -m ingest synth``: write a complete demo crawl in Common Crawl's formats.
+"""``python -m demo crawl``: write a complete demo crawl in Common Crawl's formats.
 
 Layout under ``--out`` (usually ``$HOSTAWARE_HOME/raw``)::
 
@@ -39,11 +39,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ingest import schemas
-from ingest.lake import write_schema_files
-from ingest.synth import corpus, crawls, warcfiles, webgraph
-from ingest.synth.config import CLASSIFIERS, CRAWLS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
-from ingest.synth.model import (
+from demo import corpus, crawls, warcfiles, webgraph
+from demo.config import CLASSIFIERS, CRAWLS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
+from demo.model import (
     ROLE_DANGLING,
     Documents,
     Hosts,
@@ -51,7 +49,9 @@ from ingest.synth.model import (
     draw_hosts,
     variance_splits,
 )
-from ingest.synth.truth import build_truth, coverage_summary
+from demo.truth import build_truth, coverage_summary
+from ingest import schemas
+from ingest.lake import write_schema_files
 
 __all__ = ["SynthError", "sample_truth", "synthesize"]
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import brentq
 
+from demo.config import CLASSIFIERS, TLDS, ClassifierSpec, Scale
 from ingest.hosts import normalise_host
-from ingest.synth.config import CLASSIFIERS, TLDS, ClassifierSpec, Scale
 
 __all__ = [
     "ROLE_DANGLING",

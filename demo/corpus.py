@@ -29,14 +29,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.quality import REGISTRY_COLUMNS
-from ingest.synth.config import CLASSIFIERS, LANGUAGES
-from ingest.synth.text import (
+from demo.config import CLASSIFIERS, LANGUAGES
+from demo.text import (
     LOGIT_RANGE,
     compose_document_with_scores,
     expected_document_words,
     vocabularies,
 )
+from ingest.quality import REGISTRY_COLUMNS
 
 __all__ = [
     "ANNOTATIONS",
@@ -80,7 +80,7 @@ def write_training_corpus(
     Columns: ``split`` (``train``/``valid``), one column per classifier holding the document's
     ``ANNOTATIONS`` fastText labels for it (space-separated, as they open a fastText line), and
     ``text`` (one line). One set of documents serves every classifier;
-    ``train-demo-classifiers`` writes each model's fastText training file from it.
+    ``python -m demo classifiers`` writes each model's fastText training file from it.
 
     Returns:
         A summary for truth.json: the file, row counts, labels per document, and the label
@@ -118,7 +118,7 @@ def write_training_corpus(
 def registry_rows() -> list[dict[str, str]]:
     """The classifier-registry rows of the demo's classifiers (the dbt seed holds the same).
 
-    ``model_path`` is relative to ``$HOSTAWARE_HOME/raw``; ``train-demo-classifiers`` writes the
+    ``model_path`` is relative to ``$HOSTAWARE_HOME/raw``; ``python -m demo classifiers`` writes the
     models there.
     """
     rows = []

@@ -1,0 +1,124 @@
+"""Command line of the demo: ``python -m demo <command> …``.
+
+The demo is not part of the ingest: it writes a crawl in Common Crawl's published formats (with
+the truth it planted) for the ingest to read, and trains the demo crawl's fastText classifiers
+from its corpus. Exit status: 0 on success, 2 with one line ``python -m demo <command>: error:
+…`` when arguments or files are refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+REGISTRY = Path(__file__).resolve().parents[1] / "seeds" / "classifier_registry.csv"
+
+__all__ = ["main"]
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``prog: error: message``), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m demo", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="log each step")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    crawl = commands.add_parser(
+        "crawl", help="write a demo crawl in Common Crawl's formats, with planted truth"
+    )
+    crawl.add_argument("--out", type=Path, required=True, help="folder to write (e.g. data/raw)")
+    crawl.add_argument("--seed", type=_non_negative, default=20241010, help="random seed")
+    crawl.add_argument(
+        "--scale", default="demo", help="tiny (~100 hosts), demo (~2,000 hosts) or paper"
+    )
+    crawl.add_argument("--force", action="store_true", help="replace a non-empty --out")
+    crawl.add_argument(
+        "--lake",
+        type=Path,
+        default=None,
+        help="paper scale: lake folder for the documents tables (default: <out>/../lake)",
+    )
+    home = Path(os.environ.get("HOSTAWARE_HOME", "data"))
+    train = commands.add_parser(
+        "classifiers", help="train the demo crawl's fastText models from its corpus"
+    )
+    train.add_argument("--raw", type=Path, default=home / "raw", help="the demo crawl's folder")
+    train.add_argument("--registry", type=Path, default=REGISTRY, help="classifier registry")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; refused arguments give a one-line error and exit code 2."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    if args.command == "crawl":
+        return _crawl(args)
+    return _classifiers(args)
+
+
+def _crawl(args: argparse.Namespace) -> int:
+    from demo.generate import SynthError, synthesize
+
+    try:
+        truth = synthesize(args.out, args.seed, args.scale, args.force, args.lake)
+    except SynthError as error:
+        print(f"python -m demo crawl: error: {error}", file=sys.stderr)
+        return 2
+    documents = truth["documents"]
+    print(
+        f"demo crawl {args.scale}: {truth['hosts']['graph_host_count']:,} graph hosts, "
+        f"{documents['count']:,} sample pages on "
+        f"{documents['hosts_with_ge3']:,} hosts with >= 3 pages, in "
+        f"{truth['generation_seconds']:.1f} s -> {args.out}"
+    )
+    steps = ", ".join(
+        f"{step} {seconds:.1f} s" for step, seconds in truth["timings_seconds"].items()
+    )
+    print(f"demo crawl {args.scale} steps: {steps}")
+    return 0
+
+
+def _classifiers(args: argparse.Namespace) -> int:
+    from demo.train import train_demo_classifiers
+    from ingest.quality import ClassifierError, load_registry
+
+    try:
+        entries = load_registry(args.registry, args.raw)
+        models = [entry for entry in entries if not entry.is_precomputed]  # nothing to train
+        results = train_demo_classifiers(args.raw, models)
+    except ClassifierError as error:
+        print(f"python -m demo classifiers: error: {error}", file=sys.stderr)
+        return 2
+    for result in results:
+        print(
+            f"{result['classifier']:<28} {result['train_documents']:>6,} docs "
+            f"{result['seconds']:>5.1f} s  valid Brier {result['valid_brier']:.3f}  "
+            f"mean score {result['valid_mean_score']:.3f} "
+            f"vs label {result['valid_mean_label_value']:.3f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
