@@ -13,39 +13,23 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+
+from ingest.cli import OneLineParser, non_negative
 
 REGISTRY = Path(__file__).resolve().parents[1] / "seeds" / "classifier_registry.csv"
 
 __all__ = ["main"]
 
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (``prog: error: message``), exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m demo", description=__doc__)
+    parser = OneLineParser(prog="python -m demo", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true", help="log each step")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     crawl = commands.add_parser(
         "crawl", help="write a demo crawl in Common Crawl's formats, with planted truth"
     )
     crawl.add_argument("--out", type=Path, required=True, help="folder to write (e.g. data/raw)")
-    crawl.add_argument("--seed", type=_non_negative, default=20241010, help="random seed")
+    crawl.add_argument("--seed", type=non_negative, default=20241010, help="random seed")
     crawl.add_argument(
         "--scale", default="demo", help="tiny (~100 hosts), demo (~2,000 hosts) or paper"
     )

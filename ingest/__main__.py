@@ -14,21 +14,12 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+
+from ingest.cli import OneLineParser, non_negative
 
 REGISTRY = Path(__file__).resolve().parents[1] / "seeds" / "classifier_registry.csv"
 
 __all__ = ["main"]
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
 
 
 def _share(text: str) -> float:
@@ -41,17 +32,10 @@ def _share(text: str) -> float:
     return value
 
 
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (``prog: error: message``), exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m ingest", description=__doc__)
+    parser = OneLineParser(prog="python -m ingest", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true", help="log each step")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
     home = Path(os.environ.get("HOSTAWARE_HOME", "data"))
     documents = commands.add_parser(
@@ -69,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     documents.add_argument(
         "--classifiers", nargs="*", default=None, help="only these registry classifiers"
     )
-    documents.add_argument("--workers", type=_non_negative, default=0, help="0: all cores")
+    documents.add_argument("--workers", type=non_negative, default=0, help="0: all cores")
     documents.add_argument("--keep-text", action="store_true", help="store the main text too")
     documents.add_argument(
         "--allow-crawl-mismatch",
@@ -124,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--crawl", help="crawl id when the path has no crawl=<id> folder")
         command.add_argument(
             "--workers",
-            type=_non_negative,
+            type=non_negative,
             default=0,
             help="processes, one file each (0: one per core, at most 4)",
         )
