@@ -90,7 +90,7 @@ build: venv
 
 # The demo's planted parameters against what the warehouse recovered (prints both).
 demo-check: venv
-	$(PY) -m pytest -q -s -m demo tests/test_demo_planted_truth.py
+	$(PY) -m pytest -q -s -m demo tests/demo/test_demo_planted_truth.py
 
 # The report: figures and one self-contained HTML page from the marts, into
 # $(HOSTAWARE_HOME)/report; prints the paper's headline numbers beside the warehouse's.
@@ -140,9 +140,9 @@ spark-test: venv spark-venv
 		SPARK_WAREHOUSE=$(SPARK_TEST_WAREHOUSE) SPARK_BUILD_ARGS="--exclude-resource-type unit_test"
 	HOSTAWARE_TEST_WAREHOUSE=$(TEST_HOME)/warehouse.duckdb \
 		HOSTAWARE_SPARK_TABLES=$(SPARK_TEST_WAREHOUSE)/hostaware.db \
-		$(PY) -m pytest -q -m spark tests/test_spark_matches_duckdb.py
+		$(PY) -m pytest -q -m spark tests/warehouse/test_spark_matches_duckdb.py
 
-# Debian's Chromium for the report's browser test (tests/test_report_browser.py drives it with
+# Debian's Chromium for the report's browser test (tests/report/test_report_browser.py drives it with
 # playwright; never `playwright install`). Installed when missing, as root or through sudo.
 CHROMIUM := /usr/bin/chromium
 .PHONY: browser

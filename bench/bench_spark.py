@@ -8,7 +8,7 @@ HOSTAWARE_SPARK_MASTER says otherwise; its warehouse folder and Derby metastore 
 ``<work>/spark-warehouse``, emptied first). Wall time and peak memory of each process tree
 (bench_marts_rq12's ``run_sampled``), then every model's time from ``run_results.json`` side by
 side. ``--compare`` then checks every mart of the two builds with
-tests/test_spark_matches_duckdb.py (numbers to 1e-9).
+tests/warehouse/test_spark_matches_duckdb.py (numbers to 1e-9).
 
 Kendall's statistics come from a dbt Python model on DuckDB and from SQL on Spark (dbt-spark
 runs Python models only on Databricks): merge-sort inversion counts, one row per host and level
@@ -135,7 +135,7 @@ def main() -> int:
             HOSTAWARE_SPARK_TABLES=str(work / "spark-warehouse" / "hostaware.db"),
         )
         command = [sys.executable, "-m", "pytest", "-q", "-m", "spark",
-                   "tests/test_spark_matches_duckdb.py"]  # fmt: skip
+                   "tests/warehouse/test_spark_matches_duckdb.py"]  # fmt: skip
         if args.without_kendall:
             command += ["-k", f"not {KENDALL[-1]}"]  # the mart
         return subprocess.run(command, cwd=PROJECT, env=compare_env, check=False).returncode

@@ -2,41 +2,25 @@
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import warehouse_fixture
 
-from demo.generate import synthesize
-
-SEED = 20241010
-# ../shared beside the project (as CI lays it out), or wherever HOSTAWARE_SHARED points.
-SHARED = Path(os.environ.get("HOSTAWARE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
-REAL_DATA = SHARED / "data" / "real"
-
-
-@dataclass(frozen=True)
-class Crawl:
-    """A generated demo crawl: its folder and its truth.json."""
-
-    root: Path
-    truth: dict
-
-
-def _crawl(factory: pytest.TempPathFactory, scale: str, seed: int = SEED) -> Crawl:
-    root = factory.mktemp(f"crawl-{scale}") / "raw"
-    synthesize(root, seed, scale)
-    return Crawl(root, json.loads((root / "truth.json").read_text()))
+from tests.fixtures import warehouse as warehouse_fixture
+from tests.fixtures.crawls import REGISTRY, Crawl, generate_crawl
 
 
 @pytest.fixture(scope="session")
 def tiny_crawl(tmp_path_factory: pytest.TempPathFactory) -> Crawl:
     """The tiny crawl (~100 sample hosts), as `make test` builds it."""
-    return _crawl(tmp_path_factory, "tiny")
+    return generate_crawl(tmp_path_factory.mktemp("crawl-tiny") / "raw", "tiny")
+
+
+@pytest.fixture(scope="session")
+def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> Crawl:
+    """The demo crawl (~2,000 sample hosts, ~20,000 pages): enough hosts to check planted truth."""
+    return generate_crawl(tmp_path_factory.mktemp("crawl-demo") / "raw", "demo")
 
 
 @pytest.fixture(scope="session")
@@ -48,15 +32,22 @@ def dclm_demo_raw(tiny_crawl: Crawl, tmp_path_factory: pytest.TempPathFactory) -
 
     folder = tmp_path_factory.mktemp("dclm-demo-raw")
     shutil.copytree(tiny_crawl.root / "training", folder / "training")
-    registry = Path(__file__).resolve().parents[1] / "seeds" / "classifier_registry.csv"
-    train_demo_classifiers(folder, load_registry(registry, folder, ["dclm_demo"]))
+    train_demo_classifiers(folder, load_registry(REGISTRY, folder, ["dclm_demo"]))
     return folder
 
 
 @pytest.fixture(scope="session")
-def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> Crawl:
-    """The demo crawl (~2,000 sample hosts, ~20,000 pages): enough hosts to check planted truth."""
-    return _crawl(tmp_path_factory, "demo")
+def trained(tiny_crawl: Crawl, tmp_path_factory: pytest.TempPathFactory):
+    """The six demo classifiers trained on the tiny crawl's corpus (in a folder of their own,
+    so the shared crawl stays as the generator wrote it); returns the registry entries."""
+    from demo.train import train_demo_classifiers
+    from ingest.quality import load_registry
+
+    raw = tmp_path_factory.mktemp("trained")
+    shutil.copytree(tiny_crawl.root / "training", raw / "training")
+    entries = load_registry(REGISTRY, raw)
+    train_demo_classifiers(raw, entries)
+    return entries
 
 
 @pytest.fixture(scope="session")

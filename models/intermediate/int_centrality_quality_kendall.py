@@ -14,7 +14,7 @@ spark/int_centrality_quality_kendall_spark.sql):
 Both come from ``kendall_taus`` below, one count of each host's discordant partners: scipy's
 weightedtau takes 5.7 s for 531k hosts (its merge sort recurses in Python), this 0.6 s for
 both statistics. Same formulas, held to scipy's within 1e-12 on data with ties
-(tests/test_kendall_taus.py) and to scipy again by the warehouse reference checks.
+(tests/warehouse/test_kendall_taus.py) and to scipy again by the warehouse reference checks.
 
 Formula (Vigna 2015; scipy's ``_weightedrankedtau``): with element weights w (from its rank in
 the chosen direction) and pair weight w_i + w_j, tot = (n − 1)·Σw is the weight of all pairs,

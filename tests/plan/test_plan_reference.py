@@ -1,0 +1,811 @@
+"""Reference check of the crawl plan: plan_host_fetch_budget and plan_diversity against Python.
+
+The plan is recomputed here from its population (the rows of int_plan_hosts) with plain loops
+over exact ``fractions.Fraction``s, written from the contract (plan_host_fetch_budget.yml's
+description) rather than from the SQL:
+
+* Budget B = ``plan_budget_pages``, or floor(``plan_budget_share`` × Σ known URLs) with the
+  share read as the decimal written. prior = Σ sampled HQ pages / Σ sampled pages over the
+  ``known_quality`` hosts (0 without any).
+* Exploration E = min(floor(B × ``plan_exploration_share``), Σ known of the
+  ``unreliable_quality`` hosts). The water level c solves Σ min(known, c) = E (found by fixing
+  saturated hosts one by one, not by cumulative spans); L = floor(c); each host gets
+  min(known, L), and the whole pages left over go one each to the hosts above L in ascending
+  random_order.
+* The queue (budget B - E): segments in step order, each taken whole while the budget lasts and
+  the last in part. Steps 1/3: k-page samples of the ``unknown_quality`` hosts in random order,
+  step 1 while the running total of samples ≤ floor(B × ``plan_max_sample_share``); 2 and 5:
+  whole ``known_quality`` hosts at or above / below the prior density (density desc, known desc,
+  random order); 4: the rest of the unknown hosts; 6: the rest of the exploration hosts.
+* Phase, hq_density_estimate and expected_hq per the column docs; plan_diversity is a pandas
+  ``groupby`` of the reference plan.
+
+The dbt runs (``@pytest.mark.warehouse``) happen in one subprocess that parses the project once
+and runs every setting with ``dbtRunner`` on its own copy of the warehouse, its own
+``HOSTAWARE_HOME`` (whose ``exports`` folder receives the Parquet and CSV) and the same file
+name (dbt's manifest holds the database name, the file's stem):
+
+* the tiny crawl's warehouse (``HOSTAWARE_TEST_WAREHOUSE``; skipped when unset) under a dozen
+  var settings, running ``int_plan_hosts+``: int_plan_hosts is a table whose quality groups
+  depend on ``plan_sample_size``, so ``plan_host_fetch_budget+`` alone would plan k = 1 or 5
+  over groups drawn with the k the warehouse was built with. Its staging views hold the lake's
+  absolute path (rendered when the tiny warehouse was built), so ``HOSTAWARE_HOME`` only moves
+  the exports.
+* hand-made adversarial populations (ties in density and size, densities equal to the prior,
+  random orders beyond 64 bits, hosts with fewer known URLs than sampled pages, a population
+  without known or unreliable hosts, budgets ending inside every queue step), written as
+  int_plan_hosts into an otherwise empty warehouse and planned with
+  ``plan_host_fetch_budget+``; one has random orders one apart (equal as float64).
+
+Without dbt, the reference must also reproduce the hand-computed rows of the model's yml unit
+tests.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+PROJECT = Path(__file__).resolve().parents[2]
+VARS = yaml.safe_load((PROJECT / "dbt_project.yml").read_text())["vars"]
+PLAN_YML = PROJECT / "models" / "marts" / "plan" / "plan_host_fetch_budget.yml"
+ATOL = 1e-9
+
+POPULATION_COLUMNS = [
+    "surt_host_name",
+    "quality_group",
+    "language_stratum",
+    "tld_macro_category",
+    "known_url_count",
+    "sampled_page_count",
+    "sampled_hq_page_count",
+    "sampled_hq_density",
+    "random_order",
+]
+PLAN_STRINGS = ["phase", "quality_group", "language_stratum", "tld_macro_category"]
+PLAN_INTEGERS = [
+    "known_url_count",
+    "sampled_page_count",
+    "pages_sampled",
+    "pages_deepened",
+    "pages_explored",
+    "pages_to_fetch",
+]
+PLAN_FLOATS = ["sampled_hq_density", "hq_density_estimate", "expected_hq"]
+DIVERSITY_INTEGERS = [
+    "population_host_count",
+    "known_url_count",
+    "plan_host_count",
+    "plan_page_count",
+]
+DIVERSITY_FLOATS = [
+    "population_host_share",
+    "plan_host_share",
+    "host_coverage",
+    "plan_page_share",
+    "expected_hq",
+    "expected_hq_share",
+    "representation_ratio",
+]
+
+# ----------------------------------------------------------------------- the reference
+
+
+@dataclass
+class Walk:
+    """What a plan's walk reached, to check that the settings cover every branch."""
+
+    budget: int
+    exploration: int
+    exploration_left_over: int  # whole pages handed out one each above the level
+    queue_budget: int
+    steps_taken: set[int] = field(default_factory=set)  # steps with a page taken
+    partial_step: int | None = None  # the step of the segment the budget ends inside
+
+
+@dataclass
+class Reference:
+    plan: pd.DataFrame
+    walk: Walk
+
+
+def _fraction_of(value: object) -> Fraction:
+    """A var as the decimal written in YAML (0.1 is 1/10, not the float nearest to it)."""
+    return Fraction(str(value))
+
+
+def _density(host: dict) -> Fraction | None:
+    sampled = int(host["sampled_page_count"])
+    return Fraction(int(host["sampled_hq_page_count"]), sampled) if sampled > 0 else None
+
+
+def water_level(capacities: list[int], pages: int) -> Fraction:
+    """The real level c with Σ min(capacity, c) = pages (0 when there is nothing to spend)."""
+    assert 0 <= pages <= sum(capacities)
+    if pages == 0:
+        return Fraction(0)
+    filled = 0
+    ordered = sorted(capacities)
+    for index, capacity in enumerate(ordered):
+        level = Fraction(pages - filled, len(ordered) - index)
+        if level <= capacity:  # no host left is saturated below this level
+            assert sum(min(Fraction(cap), level) for cap in ordered) == pages
+            return level
+        filled += capacity
+    raise AssertionError("unreachable: pages <= capacity")
+
+
+def reference_plan(population: pd.DataFrame, overrides: dict) -> Reference:
+    """The plan of the contract for ``population`` (int_plan_hosts rows) under the vars."""
+    plan_vars = {**VARS, **overrides}
+    k = int(plan_vars["plan_sample_size"])
+    hosts = [dict(row) for row in population.to_dict("records")]
+    for host in hosts:
+        host["known"] = int(host["known_url_count"])
+        host["order"] = int(host["random_order"])
+        host["density"] = _density(host)
+    total_known = sum(host["known"] for host in hosts)
+
+    if plan_vars["plan_budget_pages"] is not None:
+        budget = int(plan_vars["plan_budget_pages"])
+    else:
+        budget = math.floor(_fraction_of(plan_vars["plan_budget_share"]) * total_known)
+    known_hosts = [host for host in hosts if host["quality_group"] == "known_quality"]
+    sampled = sum(int(host["sampled_page_count"]) for host in known_hosts)
+    sampled_hq = sum(int(host["sampled_hq_page_count"]) for host in known_hosts)
+    prior = Fraction(sampled_hq, sampled) if sampled > 0 else Fraction(0)
+
+    # Exploration: water-filling over the unreliable hosts, then the whole pages left over.
+    explorers = [
+        host
+        for host in hosts
+        if host["quality_group"] == "unreliable_quality" and host["known"] > 0
+    ]
+    exploration = min(
+        math.floor(budget * _fraction_of(plan_vars["plan_exploration_share"])),
+        sum(host["known"] for host in explorers),
+    )
+    level = math.floor(water_level([host["known"] for host in explorers], exploration))
+    explored = {host["surt_host_name"]: min(host["known"], level) for host in explorers}
+    left_over = exploration - sum(explored.values())
+    above_level = sorted((h for h in explorers if h["known"] > level), key=lambda h: h["order"])
+    assert 0 <= left_over <= len(above_level)
+    for host in above_level[:left_over]:
+        explored[host["surt_host_name"]] += 1
+    assert sum(explored.values()) == exploration
+
+    # The queue: (step, order within the step, host, kind, pages).
+    segments: list[tuple[int, tuple, str, str, int]] = []
+    sample_cap = math.floor(budget * _fraction_of(plan_vars["plan_max_sample_share"]))
+    running = 0
+    unknown = sorted(
+        (h for h in hosts if h["quality_group"] == "unknown_quality" and h["known"] > 0),
+        key=lambda h: h["order"],
+    )
+    for host in unknown:
+        pages = min(host["known"], k)
+        running += pages
+        step = 1 if running <= sample_cap else 3
+        segments.append((step, (host["order"],), host["surt_host_name"], "sample", pages))
+        if host["known"] > k:
+            segments.append(
+                (4, (host["order"],), host["surt_host_name"], "deepen", host["known"] - k)
+            )
+    for host in known_hosts:
+        if host["known"] > 0:
+            step = 2 if host["density"] >= prior else 5
+            order = (-host["density"], -host["known"], host["order"])
+            segments.append((step, order, host["surt_host_name"], "deepen", host["known"]))
+    for host in explorers:
+        rest = host["known"] - explored[host["surt_host_name"]]
+        if rest > 0:
+            segments.append((6, (host["order"],), host["surt_host_name"], "explore", rest))
+    segments.sort(key=lambda segment: (segment[0], segment[1]))
+
+    walk = Walk(budget, exploration, left_over, budget - exploration)
+    taken = {host["surt_host_name"]: {"sample": 0, "deepen": 0, "explore": 0} for host in hosts}
+    budget_left = budget - exploration
+    for step, _, name, kind, pages in segments:
+        take = min(pages, max(budget_left, 0))
+        if take > 0:
+            walk.steps_taken.add(step)
+        if 0 < take < pages:
+            walk.partial_step = step
+        taken[name][kind] += take
+        budget_left -= pages
+
+    rows = []
+    for host in hosts:
+        name = host["surt_host_name"]
+        pages_sampled = taken[name]["sample"]
+        pages_deepened = taken[name]["deepen"]
+        pages_explored = explored.get(name, 0) + taken[name]["explore"]
+        pages = pages_sampled + pages_deepened + pages_explored
+        if host["quality_group"] == "known_quality":
+            estimate = host["density"]
+        elif host["quality_group"] == "unreliable_quality":
+            estimate = host["density"] if host["density"] is not None else prior
+        else:
+            estimate = prior
+        if pages == 0:
+            phase = "skip"
+        elif host["quality_group"] == "unreliable_quality":
+            phase = "explore"
+        elif pages_deepened > 0:
+            phase = "deepen"
+        else:
+            phase = "sample"
+        rows.append(
+            {
+                "surt_host_name": name,
+                "phase": phase,
+                "quality_group": host["quality_group"],
+                "language_stratum": host.get("language_stratum"),
+                "tld_macro_category": host.get("tld_macro_category"),
+                "known_url_count": host["known"],
+                "sampled_page_count": int(host["sampled_page_count"]),
+                "sampled_hq_density": _float(host["density"]),
+                "hq_density_estimate": _float(estimate),
+                "pages_sampled": pages_sampled,
+                "pages_deepened": pages_deepened,
+                "pages_explored": pages_explored,
+                "pages_to_fetch": pages,
+                "expected_hq": _float(None if estimate is None else pages * estimate),
+            }
+        )
+    return Reference(pd.DataFrame(rows), walk)
+
+
+def _float(value: Fraction | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def reference_diversity(plan: pd.DataFrame) -> pd.DataFrame:
+    """plan_diversity by a pandas groupby of the plan's hosts with known URLs."""
+    population = plan[plan["known_url_count"] > 0].assign(
+        is_planned=lambda frame: frame["pages_to_fetch"] > 0
+    )
+    frames = []
+    for dimension in ("language_stratum", "tld_macro_category"):
+        grouped = population.groupby(dimension, dropna=False).agg(
+            population_host_count=("surt_host_name", "size"),
+            plan_host_count=("is_planned", "sum"),
+            known_url_count=("known_url_count", "sum"),
+            plan_page_count=("pages_to_fetch", "sum"),
+            expected_hq=("expected_hq", "sum"),
+        )
+        totals = grouped.sum()
+
+        def share(column: str, totals: pd.Series = totals, grouped: pd.DataFrame = grouped):
+            total = totals[column]
+            return grouped[column] / total if total != 0 else np.nan
+
+        grouped["population_host_share"] = share("population_host_count")
+        grouped["plan_host_share"] = share("plan_host_count")
+        grouped["host_coverage"] = grouped["plan_host_count"] / grouped["population_host_count"]
+        grouped["plan_page_share"] = share("plan_page_count")
+        grouped["expected_hq_share"] = share("expected_hq")
+        grouped["representation_ratio"] = (
+            grouped["plan_host_share"] / grouped["population_host_share"]
+        )
+        frames.append(grouped.reset_index(names="dimension_value").assign(dimension=dimension))
+    return pd.concat(frames, ignore_index=True)
+
+
+# ----------------------------------------------------------------------- comparison
+
+
+def _objects(values: Iterable) -> list:
+    """Python values with SQL nulls (None, NaN, pd.NA) as None."""
+    out = []
+    for value in values:
+        if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+            out.append(None)
+        else:
+            out.append(value.item() if isinstance(value, np.generic) else value)
+    return out
+
+
+def assert_rows_match(
+    label: str,
+    actual: pd.DataFrame,
+    expected: pd.DataFrame,
+    keys: list[str],
+    strings: list[str],
+    integers: list[str],
+    floats: list[str],
+) -> dict[str, float]:
+    """Same keys once each; strings and integers equal; floats within ATOL (nulls equal).
+
+    Returns the largest absolute difference per float column.
+    """
+    actual = actual.set_index(keys)
+    expected = expected.set_index(keys)
+    assert not actual.index.duplicated().any(), f"{label}: duplicate keys in the model"
+    only_model = sorted(set(actual.index) - set(expected.index), key=str)
+    only_reference = sorted(set(expected.index) - set(actual.index), key=str)
+    assert not only_model and not only_reference, (
+        f"{label}: keys only in the model {only_model[:5]}, only in the reference "
+        f"{only_reference[:5]}"
+    )
+    actual = actual.loc[expected.index]
+    problems: list[str] = []
+    largest: dict[str, float] = {}
+    for column in strings + integers:
+        for key, got, want in zip(
+            expected.index, _objects(actual[column]), _objects(expected[column]), strict=True
+        ):
+            if column in integers and (got is None or int(got) != got):
+                problems.append(f"{column} at {key}: model {got!r} is not an integer")
+            elif got != want:
+                problems.append(f"{column} at {key}: model {got!r}, reference {want!r}")
+    for column in floats:
+        largest[column] = 0.0
+        for key, got, want in zip(
+            expected.index, _objects(actual[column]), _objects(expected[column]), strict=True
+        ):
+            if got is None or want is None:
+                if got is not want:
+                    problems.append(f"{column} at {key}: model {got!r}, reference {want!r}")
+                continue
+            difference = abs(float(got) - float(want))
+            largest[column] = max(largest[column], difference)
+            if not difference <= ATOL:
+                problems.append(f"{column} at {key}: model {got!r}, reference {want!r}")
+    assert not problems, f"{label}: {len(problems)} differences\n" + "\n".join(problems[:20])
+    return largest
+
+
+# ----------------------------------------------------------------------- without dbt
+
+
+def test_reference_reproduces_the_hand_computed_unit_tests() -> None:
+    """The reference gives the rows the model's yml unit tests computed by hand."""
+    unit_tests = yaml.safe_load(PLAN_YML.read_text())["unit_tests"]
+    assert unit_tests
+    for unit_test in unit_tests:
+        (given,) = unit_test["given"]
+        population = pd.DataFrame(given["rows"])
+        reference = reference_plan(population, unit_test["overrides"]["vars"]).plan
+        expected = pd.DataFrame(unit_test["expect"]["rows"])
+        columns = [column for column in expected.columns if column != "surt_host_name"]
+        assert_rows_match(
+            unit_test["name"],
+            reference[["surt_host_name", *columns]],
+            expected,
+            ["surt_host_name"],
+            strings=[column for column in columns if column == "phase"],
+            integers=[column for column in columns if column.startswith("pages_")],
+            floats=[column for column in columns if column == "expected_hq"],
+        )
+
+
+def test_water_level_splits_evenly_below_the_saturated_hosts() -> None:
+    assert water_level([1, 3, 10], 6) == Fraction(5, 2)
+    assert water_level([1, 1, 2, 2, 2, 5, 5, 7, 100], 12) == Fraction(10, 7)
+    assert water_level([4, 4], 8) == 4
+    assert water_level([], 0) == 0
+
+
+# ----------------------------------------------------------------------- the dbt runs
+
+# The tiny warehouse's settings; "known" stands for its Σ known URLs (read before the runs).
+TINY_SETTINGS: dict[str, dict] = {
+    "defaults": {},
+    "budget_one_page": {"plan_budget_pages": 1},
+    "budget_zero": {"plan_budget_pages": 0},
+    "half_explore_quarter_sample_5pct": {
+        "plan_budget_share": 0.5,
+        "plan_exploration_share": 0.25,
+        "plan_max_sample_share": 0.05,
+    },
+    "budget_all_known": {"plan_budget_pages": "known"},
+    "budget_above_known": {"plan_budget_pages": "known+1000"},
+    "sample_size_1": {"plan_sample_size": 1},
+    "sample_size_5": {"plan_sample_size": 5},
+    "exploration_0": {"plan_exploration_share": 0},
+    "exploration_1": {"plan_exploration_share": 1},
+    "exploration_1_capped_k5": {
+        "plan_exploration_share": 1,
+        "plan_budget_share": 0.3,
+        "plan_sample_size": 5,
+    },
+    "samples_all_deferred": {"plan_max_sample_share": 0, "plan_budget_share": 0.3},
+}
+
+
+def _host(name: str, group: str, known: int, sampled: int = 0, hq: int = 0) -> dict:
+    return {
+        "surt_host_name": name,
+        "quality_group": group,
+        "known_url_count": known,
+        "sampled_page_count": sampled,
+        "sampled_hq_page_count": hq,
+    }
+
+
+def _adversarial_hosts(order_step: int = 2**80) -> pd.DataFrame:
+    """Ties everywhere: the prior is exactly 1/3 (16 HQ of 48), and three hosts sit on it.
+
+    The random orders are 2**120 + a permutation × ``order_step``: beyond 64 bits, so they
+    must be read and compared as exact integers; with a step of 1 they are all one float64.
+    """
+    hosts = [
+        # known quality (k = 3): densities 1/3 (three, two of the same size), 1, 1/2, 0, 1/5
+        _host("com,alpha", "known_quality", 10, 3, 1),
+        _host("com,bravo", "known_quality", 10, 6, 2),
+        _host("com,charlie", "known_quality", 25, 3, 1),
+        _host("org,delta", "known_quality", 7, 4, 4),
+        _host("org,echo", "known_quality", 2, 6, 3),  # fewer known URLs than sampled pages
+        _host("de,foxtrot", "known_quality", 12, 4, 0),
+        _host("de,golf", "known_quality", 1, 3, 0),
+        _host("fr,hotel", "known_quality", 9, 5, 1),
+        _host("fr,india", "known_quality", 9, 10, 2),  # 1/5 again, same size as hotel
+        _host("edu,juliett", "known_quality", 6, 4, 2),
+        # unknown quality: smaller than k, exactly k, larger; some sampled below k
+        _host("com,kilo", "unknown_quality", 1),
+        _host("com,lima", "unknown_quality", 2, 1, 1),
+        _host("net,mike", "unknown_quality", 3),
+        _host("net,november", "unknown_quality", 4, 2, 2),
+        _host("io,oscar", "unknown_quality", 5),
+        _host("io,papa", "unknown_quality", 8),
+        _host("gov,quebec", "unknown_quality", 30, 2, 0),
+        _host("gov,romeo", "unknown_quality", 3, 1, 0),
+        # unreliable: many equal sizes around the water level, one huge host
+        _host("jp,sierra", "unreliable_quality", 1),
+        _host("jp,tango", "unreliable_quality", 1),
+        _host("cn,uniform", "unreliable_quality", 2),
+        _host("cn,victor", "unreliable_quality", 2, 2, 1),
+        _host("ru,whiskey", "unreliable_quality", 2),
+        _host("ru,xray", "unreliable_quality", 5, 4, 3),
+        _host("br,yankee", "unreliable_quality", 5),
+        _host("br,zulu", "unreliable_quality", 7, 2, 0),
+        _host("kr,ares", "unreliable_quality", 100),
+        # no known URLs (one of them sampled)
+        _host("com,boreas", "no_known_urls", 0, 3, 1),
+        _host("com,chaos", "no_known_urls", 0),
+    ]
+    frame = pd.DataFrame(hosts)
+    count = len(frame)
+    rng = np.random.default_rng(20241010)
+    orders = rng.permutation(count)
+    frame["random_order"] = [str(2**120 + int(rank) * order_step) for rank in orders]
+    frame["url_host_tld"] = frame["surt_host_name"].str.split(",").str[0]
+    frame["tld_macro_category"] = np.where(
+        frame["url_host_tld"].isin(["com", "net", "io"]), "commercial", "other_generic"
+    )
+    frame["language_stratum"] = np.select(
+        [frame["quality_group"] == "unreliable_quality", frame["sampled_page_count"] > 0],
+        ["non_english", "english"],
+        "unknown",
+    )
+    return frame
+
+
+def _unknown_only_hosts() -> pd.DataFrame:
+    """No known-quality host (prior 0) and no unreliable host (nothing to explore)."""
+    frame = pd.DataFrame(
+        [
+            _host("com,one", "unknown_quality", 1),
+            _host("com,two", "unknown_quality", 6, 2, 2),
+            _host("com,three", "unknown_quality", 3),
+            _host("com,four", "unknown_quality", 4),
+            _host("com,none", "no_known_urls", 0),
+        ]
+    )
+    # above 2**127: beyond a signed 128-bit integer, descending with the rows
+    frame["random_order"] = [str(2**127 + (7 - rank) * 2**100) for rank in range(len(frame))]
+    frame["url_host_tld"] = "com"
+    frame["tld_macro_category"] = "commercial"
+    frame["language_stratum"] = "unknown"
+    return frame
+
+
+ADVERSARIAL_SETTINGS: dict[str, tuple[str, dict]] = {
+    "adversarial_budget_40": (
+        "ties",
+        {"plan_budget_pages": 40, "plan_exploration_share": 0.3, "plan_max_sample_share": 0.2},
+    ),
+    "adversarial_budget_100": (
+        "ties",
+        {"plan_budget_pages": 100, "plan_exploration_share": 0.5, "plan_max_sample_share": 0.1},
+    ),
+    "adversarial_budget_share": (
+        "ties",
+        {"plan_budget_share": 0.37, "plan_exploration_share": 0.07, "plan_max_sample_share": 0},
+    ),
+    "adversarial_all_known": (
+        "ties",
+        {"plan_budget_pages": 272, "plan_exploration_share": 0.1, "plan_max_sample_share": 0.5},
+    ),
+    "adversarial_above_known": (
+        "ties",
+        {"plan_budget_pages": 1000, "plan_exploration_share": 1, "plan_max_sample_share": 0.5},
+    ),
+    # budgets that end inside a sample (step 1), a host below the prior (5), an exploration
+    # host's rest (6)
+    "adversarial_cut_in_step_1": (
+        "ties",
+        {"plan_budget_pages": 13, "plan_exploration_share": 0.5, "plan_max_sample_share": 1},
+    ),
+    "adversarial_cut_in_step_5": (
+        "ties",
+        {"plan_budget_pages": 131, "plan_exploration_share": 0.1, "plan_max_sample_share": 0.5},
+    ),
+    "adversarial_cut_in_step_6": (
+        "ties",
+        {"plan_budget_pages": 166, "plan_exploration_share": 0.1, "plan_max_sample_share": 0.5},
+    ),
+    # The same rows with random orders one apart: the contract orders them exactly.
+    "adversarial_float64_orders": (
+        "ties_beyond_float64",
+        {"plan_budget_share": 0.37, "plan_exploration_share": 0.07, "plan_max_sample_share": 0},
+    ),
+    "adversarial_unknown_only": (
+        "unknown_only",
+        {"plan_budget_pages": 7, "plan_exploration_share": 0.5, "plan_max_sample_share": 0.5},
+    ),
+}
+ADVERSARIAL_POPULATIONS = {
+    "ties": _adversarial_hosts,
+    "ties_beyond_float64": lambda: _adversarial_hosts(order_step=1),
+    "unknown_only": _unknown_only_hosts,
+}
+RUN_NAMES = [*TINY_SETTINGS, *ADVERSARIAL_SETTINGS]
+# Random orders one apart (equal as float64) keep their order: the queue's order_in_step is
+# a 128-bit integer in every step (a union with row_number()'s bigint once made it DOUBLE).
+COMPARED_RUNS = RUN_NAMES
+
+# Parses the project once and runs every setting in-process: a parse costs ~8 s, a run ~2 s.
+DRIVER = """
+import json, os, sys
+from dbt.cli.main import dbtRunner
+
+spec = json.loads(open(sys.argv[1]).read())
+os.environ.update(spec["env"])
+runs = spec["runs"]
+os.environ.update(HOSTAWARE_HOME=runs[0]["home"], WAREHOUSE_PATH=runs[0]["warehouse"])
+parsed = dbtRunner().invoke(["parse", "--project-dir", spec["project"], "--quiet"])
+results = {"parse": parsed.success and "ok" or repr(parsed.exception)}
+for run in runs if parsed.success else []:
+    os.environ.update(HOSTAWARE_HOME=run["home"], WAREHOUSE_PATH=run["warehouse"])
+    result = dbtRunner(manifest=parsed.result).invoke(
+        ["run", "--project-dir", spec["project"], "--select", run["select"],
+         "--vars", json.dumps(run["vars"]), "--quiet"]
+    )
+    nodes = [(node.node.name, str(node.status)) for node in (result.result or [])]
+    results[run["name"]] = {"success": result.success, "error": repr(result.exception),
+                            "nodes": nodes}
+json.dump(results, open(spec["out"], "w"))
+"""
+
+
+@dataclass(frozen=True)
+class PlanRun:
+    name: str
+    vars: dict
+    population: pd.DataFrame  # int_plan_hosts after the run
+    parquet: pd.DataFrame  # exports/plan_host_fetch_budget.parquet
+    csv: pd.DataFrame  # exports/plan_host_fetch_budget_csv.csv
+    diversity: pd.DataFrame  # plan_diversity
+    reference: Reference
+
+
+def _tiny_vars(overrides: dict, known: int) -> dict:
+    resolved = {}
+    for name, value in overrides.items():
+        if value == "known":
+            value = known
+        elif value == "known+1000":
+            value = known + 1000
+        resolved[name] = value
+    return resolved
+
+
+def _write_population(warehouse: Path, population: pd.DataFrame) -> None:
+    """int_plan_hosts with its contract's types, alone in a new warehouse."""
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.register("population", population)
+        connection.execute(
+            """
+            create table int_plan_hosts as
+            select
+                surt_host_name::varchar as surt_host_name,
+                url_host_tld::varchar as url_host_tld,
+                tld_macro_category::varchar as tld_macro_category,
+                language_stratum::varchar as language_stratum,
+                quality_group::varchar as quality_group,
+                known_url_count::bigint as known_url_count,
+                sampled_page_count::bigint as sampled_page_count,
+                sampled_hq_page_count::bigint as sampled_hq_page_count,
+                case when sampled_page_count > 0
+                    then sampled_hq_page_count / sampled_page_count end as sampled_hq_density,
+                random_order::uhugeint as random_order
+            from population
+            """
+        )
+
+
+def _read_run(name: str, overrides: dict, home: Path) -> PlanRun:
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as connection:
+        population = connection.sql(
+            f"select {', '.join(POPULATION_COLUMNS[:-1])}, random_order::varchar as random_order "
+            "from int_plan_hosts"
+        ).df()
+        diversity = connection.sql("select * from plan_diversity").df()
+    exports = home / "exports"
+    parquet = pd.read_parquet(exports / "plan_host_fetch_budget.parquet")
+    csv = pd.read_csv(
+        exports / "plan_host_fetch_budget_csv.csv", keep_default_na=False, na_values=[""]
+    )
+    reference = reference_plan(population, overrides)
+    return PlanRun(name, overrides, population, parquet, csv, diversity, reference)
+
+
+@pytest.fixture(scope="module")
+def plan_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PlanRun]:
+    """Every setting planned by dbt (tiny ones only with HOSTAWARE_TEST_WAREHOUSE)."""
+    root = tmp_path_factory.mktemp("plan-reference")
+    runs: list[dict] = []
+    tiny = os.environ.get("HOSTAWARE_TEST_WAREHOUSE")
+    if tiny and Path(tiny).is_file():
+        with duckdb.connect(tiny, read_only=True) as connection:
+            (known,) = connection.execute(
+                "select sum(known_url_count) from int_plan_hosts"
+            ).fetchone()
+        for name, overrides in TINY_SETTINGS.items():
+            home = root / name
+            (home / "exports").mkdir(parents=True)
+            shutil.copyfile(tiny, home / "warehouse.duckdb")
+            runs.append(
+                {"name": name, "vars": _tiny_vars(overrides, int(known)), "home": str(home)}
+                | {"select": "int_plan_hosts+", "warehouse": str(home / "warehouse.duckdb")}
+            )
+    for name, (population, overrides) in ADVERSARIAL_SETTINGS.items():
+        home = root / name
+        (home / "exports").mkdir(parents=True)
+        _write_population(home / "warehouse.duckdb", ADVERSARIAL_POPULATIONS[population]())
+        runs.append(
+            {"name": name, "vars": overrides, "home": str(home)}
+            | {"select": "plan_host_fetch_budget+", "warehouse": str(home / "warehouse.duckdb")}
+        )
+    spec = {
+        "project": str(PROJECT),
+        "out": str(root / "results.json"),
+        "runs": runs,
+        "env": {
+            "DBT_PROFILES_DIR": str(PROJECT),
+            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+            "DBT_TARGET_PATH": str(root / "target"),
+            "DBT_LOG_PATH": str(root / "logs"),
+        },
+    }
+    (root / "spec.json").write_text(json.dumps(spec))
+    process = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(root / "spec.json")],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    log = f"{process.stdout[-6000:]}\n{process.stderr[-6000:]}"
+    assert process.returncode == 0, f"the dbt driver failed\n{log}"
+    results = json.loads((root / "results.json").read_text())
+    assert results["parse"] == "ok", f"dbt parse failed: {results['parse']}\n{log}"
+    failed = {name: result for name, result in results.items() if name != "parse"}
+    failed = {name: result for name, result in failed.items() if not result["success"]}
+    dbt_log = root / "logs" / "dbt.log"
+    tail = dbt_log.read_text()[-8000:] if dbt_log.exists() else log
+    assert not failed, f"dbt runs failed: {failed}\n{tail}"
+    return {run["name"]: _read_run(run["name"], run["vars"], Path(run["home"])) for run in runs}
+
+
+def _run(plan_runs: dict[str, PlanRun], name: str) -> PlanRun:
+    if name not in plan_runs:
+        pytest.skip("HOSTAWARE_TEST_WAREHOUSE is not set (make dbt-test-build builds it)")
+    return plan_runs[name]
+
+
+@pytest.mark.warehouse
+@pytest.mark.parametrize("name", COMPARED_RUNS)
+def test_plan_matches_the_reference_row_by_row(plan_runs: dict[str, PlanRun], name: str) -> None:
+    run = _run(plan_runs, name)
+    largest = assert_rows_match(
+        name,
+        run.parquet,
+        run.reference.plan,
+        ["surt_host_name"],
+        PLAN_STRINGS,
+        PLAN_INTEGERS,
+        PLAN_FLOATS,
+    )
+    walk = run.reference.walk
+    print(f"{name}: {len(run.reference.plan)} rows, {walk}, largest differences {largest}")
+
+
+@pytest.mark.warehouse
+@pytest.mark.parametrize("name", RUN_NAMES)
+def test_plan_spends_exactly_its_budget_within_each_host(
+    plan_runs: dict[str, PlanRun], name: str
+) -> None:
+    run = _run(plan_runs, name)
+    plan = run.parquet
+    budget = run.reference.walk.budget
+    assert plan["pages_to_fetch"].sum() == min(budget, run.population["known_url_count"].sum())
+    assert (plan["pages_to_fetch"] >= 0).all()
+    assert (plan["pages_to_fetch"] <= plan["known_url_count"]).all()
+    assert sorted(plan["surt_host_name"]) == sorted(run.population["surt_host_name"])
+
+
+@pytest.mark.warehouse
+@pytest.mark.parametrize("name", RUN_NAMES)
+def test_csv_export_holds_the_parquet_rows(plan_runs: dict[str, PlanRun], name: str) -> None:
+    run = _run(plan_runs, name)
+    assert list(run.csv.columns) == list(run.parquet.columns)
+    assert len(run.csv) == len(run.parquet)
+    assert_rows_match(
+        f"{name} csv",
+        run.csv,
+        run.parquet,
+        ["surt_host_name"],
+        [*PLAN_STRINGS, "reason"],
+        PLAN_INTEGERS,
+        PLAN_FLOATS,
+    )
+
+
+@pytest.mark.warehouse
+@pytest.mark.parametrize("name", COMPARED_RUNS)
+def test_plan_diversity_matches_a_groupby_of_the_reference(
+    plan_runs: dict[str, PlanRun], name: str
+) -> None:
+    run = _run(plan_runs, name)
+    assert_rows_match(
+        f"{name} diversity",
+        run.diversity,
+        reference_diversity(run.reference.plan),
+        ["dimension", "dimension_value"],
+        [],
+        DIVERSITY_INTEGERS,
+        DIVERSITY_FLOATS,
+    )
+
+
+@pytest.mark.warehouse
+@pytest.mark.parametrize("name", list(TINY_SETTINGS))
+def test_population_quality_groups_follow_the_sample_size(
+    plan_runs: dict[str, PlanRun], name: str
+) -> None:
+    """int_plan_hosts' contract: known_quality iff at least k sampled pages (k of the run)."""
+    run = _run(plan_runs, name)
+    k = int({**VARS, **run.vars}["plan_sample_size"])
+    judged = run.population[
+        run.population["quality_group"].isin(["known_quality", "unknown_quality"])
+    ]
+    is_known = judged["quality_group"] == "known_quality"
+    assert (is_known == (judged["sampled_page_count"] >= k)).all()
+    assert (judged["known_url_count"] > 0).all()
+
+
+@pytest.mark.warehouse
+def test_settings_reach_every_branch_of_the_plan(plan_runs: dict[str, PlanRun]) -> None:
+    """The settings exercise left-over exploration pages, every step, and partial segments."""
+    walks = [run.reference.walk for run in plan_runs.values()]
+    assert any(walk.exploration_left_over > 0 for walk in walks)
+    assert set().union(*(walk.steps_taken for walk in walks)) == {1, 2, 3, 4, 5, 6}
+    partial_steps = {walk.partial_step for walk in walks} - {None}
+    assert partial_steps == {1, 2, 3, 4, 5, 6}

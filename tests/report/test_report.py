@@ -1,0 +1,654 @@
+"""The report package: formatting and caption helpers, the page, the headline, the plan export.
+
+Plain unit tests need no warehouse: number formatting, captions, the numbers computed from
+mart-shaped frames, a warehouse whose marts are missing or empty (notes, not a crash), the plan
+command's arguments and a failing dbt. Tests marked ``warehouse`` read the tiny crawl's
+warehouse named by ``HOSTAWARE_TEST_WAREHOUSE`` (skipped when unset): the report of every
+figure (PNG and SVG), a self-contained page with every figure and caption, identical files on
+a second run, the headline command, and ``report plan`` on a copy of the warehouse (dbt
+rewrites the plan).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from report import charts, paper
+from report import numbers as nums
+from report.__main__ import main
+from report.crawl_plan import (
+    MAX_BUDGET_PAGES,
+    PlanError,
+    PlanRequest,
+    check_budget,
+    dbt_vars,
+    make_plan,
+    output_format,
+    run_dbt,
+)
+from report.formatting import (
+    caption,
+    fmt_count,
+    fmt_number,
+    fmt_range,
+    fmt_ratio,
+    fmt_share,
+    fmt_signed,
+    text_table,
+    versus,
+)
+from report.headline import ANALYSES, format_headline, headline_rows
+from report.marts import Marts, MartUnavailableError
+from report.page import write_report
+from report.sections import FIGURES, SECTIONS
+from report.sections.rq1 import icc_caption
+from report.sections.rq2 import hc_caption
+from report.sections.rq3 import depth_caption, k_sample_text
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+# ----------------------------------------------------------------------- formatting
+
+
+def test_numbers_format_with_a_fixed_number_of_decimals_and_missing_as_na():
+    assert fmt_number(0.4567) == "0.46"
+    assert fmt_number(0.4567, 3) == "0.457"
+    assert fmt_number(None) == fmt_number(float("nan")) == fmt_number(pd.NA) == "n/a"
+    assert fmt_signed(0.207, 3) == "+0.207"
+    assert fmt_signed(-0.0862, 3) == "-0.086"
+    assert fmt_ratio(1.834) == "1.83×"
+    assert fmt_share(0.2149) == "21%"
+    assert fmt_share(0.061, 1) == "6.1%"
+
+
+def test_counts_group_thousands_and_shorten_millions():
+    assert fmt_count(888.03) == "888"
+    assert fmt_count(12.46) == "12.5"
+    assert fmt_count(12) == "12"
+    assert fmt_count(369_534) == "369,534"
+    assert fmt_count(58_000_000) == "58M"
+    assert fmt_count(1_254_000) == "1.25M"
+    assert fmt_count(np.int64(7)) == "7"
+
+
+def test_ranges_use_a_dash_between_positives_and_to_around_negatives():
+    assert fmt_range([0.61, 0.45, 0.5]) == "0.45–0.61"
+    assert fmt_range([0.7, 1.8], 1, "ratio") == "0.7–1.8×"
+    assert fmt_range([0.21, 0.3], 0, "share") == "21–30%"
+    assert fmt_range([-0.086, 0.207], 3, "signed") == "-0.086 to +0.207"
+    assert fmt_range([-0.2, 0.1]) == "-0.20 to 0.10"
+    assert fmt_range([0.5, float("nan"), None]) == "0.50"
+    assert fmt_range([0.501, 0.499]) == "0.50"
+    assert fmt_range([]) == fmt_range([None]) == "n/a"
+
+
+def test_captions_put_ours_before_the_papers_and_end_in_a_full_stop():
+    assert versus("0.44", "0.53") == "0.44 here, 0.53 in the paper"
+    assert versus("0.44", None) == "0.44 here"
+    assert caption("k-sample ρ", "k = 3: ρ = 0.44 here, 0.53 in the paper") == (
+        "k-sample ρ: k = 3: ρ = 0.44 here, 0.53 in the paper."
+    )
+    assert caption("The plan.") == "The plan."
+    assert caption("A", "b here", "c here") == "A: b here; c here."
+
+
+def test_text_table_aligns_columns():
+    table = text_table(("a", "bb"), [("xxx", "y"), ("z", "wwww")])
+    lines = table.splitlines()
+    assert lines[0] == "a    bb"
+    assert lines[1] == "---  ----"
+    assert lines[2] == "xxx  y"
+    assert lines[3] == "z    wwww"
+
+
+# ----------------------------------------------------------------------- numbers and captions
+
+
+def test_classifier_families_are_found_by_name_fragment():
+    names = ["fineweb_edu_demo", "dclm_demo", "nemotron_quality_demo", "gneissweb_quality"]
+    assert nums.family_member(names, "dclm") == "dclm_demo"
+    assert nums.family_member(names, "gneissweb_quality") == "gneissweb_quality"
+    assert nums.family_member(["fineweb2_hq"], "fineweb_edu") is None
+
+
+def test_the_rq4_crawl_is_the_builds_fullcrawl_crawl_whatever_its_name(tmp_path: Path):
+    path = tmp_path / "w.duckdb"
+    with duckdb.connect(str(path)) as connection:
+        connection.execute(
+            "create table rpt_build_settings as select 'CC-MAIN-2031-07' as fullcrawl_crawl"
+        )
+    crawls = pd.Series(["CC-MAIN-2021-04", paper.RQ4_CRAWL, "CC-MAIN-2031-07"])
+    with Marts(path) as marts:
+        assert marts.rq4_crawl("m", crawls) == "CC-MAIN-2031-07"  # not the paper's by name
+        with pytest.raises(MartUnavailableError, match="m has no row for crawl CC-MAIN-2031-07"):
+            marts.rq4_crawl("m", crawls[:2])
+
+
+def test_tld_shares_add_public_suffixes_up_to_their_top_level_domain():
+    missed = pd.DataFrame(
+        {
+            "crawl": ["c"] * 4 + ["other"],
+            "url_host_tld": ["co.uk", "uk", "com", None, "uk"],
+            "host_count": [2, 1, 6, 1, 9],
+            "host_share": [0.2, 0.1, 0.6, 0.1, 1.0],
+            "est_uncrawled_hq": [3.0, 1.0, 4.0, 0.0, 5.0],
+            "missed_share": [0.375, 0.125, 0.5, 0.0, 1.0],
+        }
+    )
+    shares = nums.tld_shares(missed, "c")
+    assert list(shares["tld"]) == ["com", "uk", "(none)"]
+    uk = shares[shares["tld"] == "uk"].iloc[0]
+    assert uk["host_count"] == 3
+    assert uk["host_share"] == pytest.approx(0.3)
+    assert uk["missed_share"] == pytest.approx(0.5)
+
+
+def test_ordering_ratios_match_the_budget_within_float_tolerance():
+    ordering = pd.DataFrame(
+        {
+            "classifier": ["a", "b", "a"],
+            "policy": ["hc", "hc", "hc"],
+            "budget_share": [0.1 + 1e-12, 0.1, 0.2],
+            "hq_ratio_vs_random": [0.8, 1.2, 9.0],
+        }
+    )
+    assert nums.ordering_ratios(ordering, "hc").to_dict() == {"a": 0.8, "b": 1.2}
+
+
+def test_strata_of_fewer_than_ten_hosts_are_masked_but_kept():
+    correlations = pd.DataFrame(
+        {
+            "stratum": ["academic", "commercial", "network", "government"],
+            "host_count": [2, 44, 10, None],
+            "spearman_rho": [-1.0, -0.27, 0.31, 1.0],
+        }
+    )
+    masked = nums.mask_small_strata(correlations)
+    assert nums.MIN_STRATUM_HOSTS == 10
+    assert masked["is_masked"].tolist() == [True, False, False, True]
+    assert masked["spearman_rho"].tolist() == correlations["spearman_rho"].tolist()
+    assert "is_masked" not in correlations.columns, "the mart's frame is not changed"
+    assert nums.mask_small_strata(correlations, 3)["is_masked"].tolist() == [
+        True,
+        False,
+        False,
+        True,
+    ]
+
+
+def test_classifiers_keep_one_colour_in_every_figure():
+    assert charts.classifier_colour("dclm_demo") == charts.classifier_colour("dclm_fasttext")
+    assert charts.classifier_colour("gneissweb_quality_demo") == (
+        charts.classifier_colour("gneissweb_quality")
+    )
+    demo = ["dclm_demo", "fineweb_edu_demo", "gneissweb_medical_demo", "gneissweb_quality_demo"]
+    demo += ["gneissweb_technology_demo", "nemotron_quality_demo"]
+    colours = [charts.classifier_colour(name) for name in demo]
+    assert len(set(colours)) == len(demo)
+    assert charts.PAPER_COLOUR not in colours
+    assert charts.classifier_colour("unheard_of") == charts.classifier_colour("unheard_of")
+
+
+def test_depth_gains_skip_infeasible_budgets_and_stop_short_of_the_whole_crawl():
+    budgets = [0.1, 0.2, 0.5, 0.9, 1.0]
+    depth = pd.DataFrame(
+        {
+            "dataset": "fullcrawl",
+            "classifier": "gneissweb_quality",
+            "policy": "sample_then_deepen",
+            "budget_share": budgets,
+            "ratio_vs_uniform": [np.nan, 1.8, 2.2, 1.1, 1.0],
+            "min_feasible_budget_share": 0.17,
+        }
+    )
+    (gain,) = nums.depth_gains(depth)
+    assert (gain.smallest_budget, gain.smallest_ratio) == (0.2, 1.8)
+    assert (gain.largest_budget, gain.largest_ratio) == (0.9, 1.1)
+    assert (gain.peak_budget, gain.peak_ratio) == (0.5, 2.2)
+    assert gain.min_feasible_budget_share == 0.17
+    text = depth_caption([gain], [0.98, 1.04])
+    assert "1.83×" not in text
+    assert "1.80× at its smallest feasible budget (20%) falling to 1.10× at 90%" in text
+    assert "up to 7.8× at small budgets, falling to 1.7× in the paper" in text
+    assert "HC depth 0.98–1.04× here, little or no gain in the paper" in text
+
+
+def test_captions_quote_the_papers_numbers():
+    assert icc_caption([0.45, 0.61]).endswith("0.45–0.61 here, 0.43–0.62 in the paper.")
+    text = hc_caption([0.54, 1.16], [4.3, 6.28], 0.78)
+    assert "0.54–1.16× here, 0.7–1.8× in the paper" in text
+    assert "DCLM under HC 0.78× here, below 1× in the paper" in text
+    assert "the oracle 4.30–6.28× here, 4.0–8.0× in the paper" in text
+    sample_size = pd.DataFrame(
+        {
+            "dataset": ["fullcrawl", "classified", "classified"],
+            "classifier": ["gneissweb_quality", "a", "b"],
+            "sample_size": [3, 3, 3],
+            "host_set": ["variable"] * 3,
+            "spearman_rho": [0.44, 0.34, 0.57],
+        }
+    )
+    assert k_sample_text(sample_size, 3) == (
+        "k = 3: ρ = 0.44 (full crawl); 0.34–0.57 (classified sample) here, 0.53 in the paper"
+    )
+
+
+# ----------------------------------------------------------------------- without a warehouse
+
+
+@pytest.fixture
+def bare_warehouse(tmp_path: Path) -> Path:
+    """A warehouse with one empty mart and one whose columns are not the mart's."""
+    path = tmp_path / "bare.duckdb"
+    connection = duckdb.connect(str(path))
+    connection.execute("create table rpt_host_quality_icc (classifier varchar, min_docs int)")
+    connection.execute("create table rpt_graph_rank_stability as select 1 as unexpected")
+    connection.close()
+    return path
+
+
+def test_missing_and_empty_marts_give_notes_not_figures(bare_warehouse: Path, tmp_path: Path):
+    out = tmp_path / "report"
+    (out / "figures").mkdir(parents=True)
+    stale = out / "figures" / "icc_by_classifier.png"
+    stale.write_bytes(b"old")
+    with Marts(bare_warehouse) as marts:
+        report = write_report(marts, out)
+    assert report.figures == []
+    assert not stale.exists(), "a figure not drawn this time leaves no old file behind"
+    assert len(report.notes) == len(SECTIONS)
+    page = report.index.read_text()
+    assert "rpt_host_quality_icc is empty" in page
+    assert "rpt_hidden_gems is not in the warehouse" in page
+    assert "rpt_graph_rank_stability has no column" in page
+    with Marts(bare_warehouse) as marts:
+        rows = headline_rows(marts)
+    assert [row.analysis for row in rows] == list(ANALYSES)
+    assert all(row.here.startswith("n/a") for row in rows)
+
+
+def test_build_without_a_warehouse_is_a_one_line_error(tmp_path: Path, capsys):
+    assert main(["--warehouse", str(tmp_path / "none.duckdb"), "--out", str(tmp_path)]) == 2
+    assert "no warehouse at" in capsys.readouterr().err
+
+
+def test_plan_output_format_comes_from_the_suffix():
+    assert output_format(Path("plan.csv")) == "csv"
+    assert output_format(Path("PLAN.Parquet")) == "parquet"
+    with pytest.raises(PlanError, match=r"\.csv or \.parquet"):
+        output_format(Path("plan.json"))
+
+
+def test_plan_passes_only_the_vars_given():
+    assert dbt_vars(PlanRequest(500, Path("p.csv"))) == '{"plan_budget_pages": 500}'
+    assert dbt_vars(PlanRequest(500, Path("p.csv"), 2, 0.25)) == (
+        '{"plan_budget_pages": 500, "plan_sample_size": 2, "plan_exploration_share": 0.25}'
+    )
+
+
+def test_plan_with_a_bad_suffix_fails_before_running_dbt(tmp_path: Path, capsys):
+    code = main(["plan", "--budget", "10", "--out", str(tmp_path / "plan.txt")])
+    assert code == 2
+    assert "must end in .csv or .parquet" in capsys.readouterr().err
+
+
+def test_plan_arguments_are_checked(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", "--budget", "0", "--out", "plan.csv"])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit):
+        main(["plan", "--budget", "10", "--out", "p.csv", "--exploration-share", "1.5"])
+    assert "must be in [0, 1]" in capsys.readouterr().err
+
+
+def test_a_failing_dbt_is_an_error_with_dbts_message(tmp_path: Path):
+    fake = tmp_path / "dbt"
+    fake.write_text(
+        '#!/bin/sh\necho "Compilation Error in model plan_host_fetch_budget: $*"\nexit 2\n'
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    warehouse = tmp_path / "warehouse.duckdb"
+    scratch = tmp_path / "scratch"
+    request = PlanRequest(10, tmp_path / "p.csv")
+    with pytest.raises(PlanError) as error:
+        run_dbt(request, warehouse, tmp_path / "home", scratch, str(fake))
+    message = str(error.value)
+    assert "dbt run failed (exit 2)" in message
+    assert "Compilation Error in model plan_host_fetch_budget" in message
+    assert "--select int_plan_hosts+" in message
+    assert '--vars {"plan_budget_pages": 10}' in message
+    assert f"--target-path {scratch / 'target'} --log-path {scratch / 'logs'}" in message
+    assert (scratch / "exports").is_dir(), "the external models' folder exists first"
+    assert not (tmp_path / "home").exists(), "nothing is written in the shared home"
+
+
+@pytest.mark.parametrize(
+    ("budget", "message"),
+    [
+        ("1e30", "argument --budget: not an integer: '1e30'"),
+        ("10" + "0" * 30, f"must be at most {MAX_BUDGET_PAGES:,} pages (2**53)"),
+        (str(2**53 + 1), f"must be at most {MAX_BUDGET_PAGES:,} pages (2**53)"),
+        ("-5", "must be >= 1, got -5"),
+        ("ten", "not an integer: 'ten'"),
+    ],
+)
+def test_a_bad_budget_is_a_one_line_error_before_any_work(budget, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", "--budget", budget, "--out", "plan.csv", "--warehouse", "/nonexistent"])
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err
+    assert message in error
+    assert len(error.strip().splitlines()) == 1, error
+
+
+def test_the_largest_budget_is_two_to_the_53_pages():
+    assert check_budget(2**53) == 2**53
+    for bad in (0, 2**53 + 1, 1.5, True):
+        with pytest.raises(PlanError, match="--budget must be"):
+            check_budget(bad)
+
+
+def _out_cases(tmp_path: Path) -> list[tuple[Path, str]]:
+    folder = tmp_path / "already-a-folder.csv"
+    folder.mkdir()
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder\n")
+    cases = [
+        (folder, "is a folder: name the file to write"),
+        (a_file / "plan.csv", "is not a folder"),
+        (a_file / "deeper" / "plan.parquet", "is not a folder"),
+    ]
+    if os.geteuid() != 0:  # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o500)
+        cases.append((locked / "plan.csv", "cannot write in"))
+    return cases
+
+
+def test_an_unwritable_out_fails_before_any_work(tmp_path: Path, capsys):
+    ran = tmp_path / "dbt-ran"
+    fake = tmp_path / "dbt"
+    fake.write_text(f"#!/bin/sh\ntouch {ran}\nexit 0\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    warehouse = tmp_path / "warehouse.duckdb"
+    duckdb.connect(str(warehouse)).close()
+    for out, message in _out_cases(tmp_path):
+        with pytest.raises(PlanError, match=message):
+            make_plan(PlanRequest(10, out), warehouse, tmp_path, str(fake))
+        code = main(["plan", "--budget", "10", "--out", str(out), "--warehouse", "/nonexistent"])
+        assert code == 2, out
+        error = capsys.readouterr().err
+        assert message in error and "no warehouse" not in error, error
+        assert len(error.strip().splitlines()) == 1, error
+    assert not ran.exists(), "dbt must not run"
+    assert not list(tmp_path.rglob("*.partial"))
+
+
+_FAKE_PLAN_DBT = """#!{python}
+import json, os, sys
+from pathlib import Path
+import duckdb
+Path(os.environ["CALLED"]).write_text(json.dumps({{"env": dict(os.environ), "argv": sys.argv}}))
+budget = json.loads(sys.argv[sys.argv.index("--vars") + 1])["plan_budget_pages"]
+with duckdb.connect(os.environ["WAREHOUSE_PATH"]) as connection:
+    connection.execute(
+        "create or replace table plan_host_fetch_budget as select 'com,a' as surt_host_name,"
+        " 'deepen' as phase, ?::bigint as known_url_count, 0::bigint as pages_sampled,"
+        " ?::bigint as pages_deepened, 0::bigint as pages_explored,"
+        " ?::bigint as pages_to_fetch, 0.5 * ? as expected_hq",
+        [budget, budget, budget, budget],
+    )
+"""
+
+
+def test_a_what_if_plan_leaves_the_shared_warehouse_exports_and_target_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    home = tmp_path / "home"
+    (home / "exports").mkdir(parents=True)
+    exported = home / "exports" / "plan_host_fetch_budget.parquet"
+    exported.write_bytes(b"the shared plan's export")
+    warehouse = home / "warehouse.duckdb"
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.execute(
+            "create table plan_host_fetch_budget as select 'com,a' as surt_host_name,"
+            " 'deepen' as phase, 5000::bigint as known_url_count, 0::bigint as pages_sampled,"
+            " 500::bigint as pages_deepened, 0::bigint as pages_explored,"
+            " 500::bigint as pages_to_fetch, 250.0 as expected_hq"
+        )
+    before = warehouse.read_bytes()
+    fake = tmp_path / "dbt"
+    fake.write_text(_FAKE_PLAN_DBT.format(python=sys.executable))
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    called = tmp_path / "called.json"
+    monkeypatch.setenv("CALLED", str(called))
+    request = PlanRequest(100, tmp_path / "out" / "plan.csv")
+    summary = make_plan(request, warehouse, home, str(fake))
+    plan = pd.read_csv(tmp_path / "out" / "plan.csv")
+    assert plan["pages_to_fetch"].tolist() == [100], "the what-if plan is written"
+    assert "budget: 100 pages spent of 100 asked" in summary
+    assert warehouse.read_bytes() == before, "the shared warehouse is not written"
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        (spent,) = connection.execute(
+            "select sum(pages_to_fetch) from plan_host_fetch_budget"
+        ).fetchone()
+    assert spent == 500
+    assert exported.read_bytes() == b"the shared plan's export"
+    assert sorted(path.name for path in home.iterdir()) == ["exports", "warehouse.duckdb"]
+    run = json.loads(called.read_text())
+    scratch = Path(run["env"]["WAREHOUSE_PATH"]).parent
+    assert scratch != home and run["env"]["WAREHOUSE_PATH"].endswith("/warehouse.duckdb")
+    assert run["env"]["HOSTAWARE_EXPORTS"] == str(scratch / "exports")
+    assert run["env"]["HOSTAWARE_HOME"] == str(home.resolve()), "the lake is still read from home"
+    assert run["argv"][-4:] == [
+        "--target-path",
+        str(scratch / "target"),
+        "--log-path",
+        str(scratch / "logs"),
+    ]
+    assert not scratch.exists(), "the scratch folder is removed"
+    assert not list(tmp_path.rglob("*.partial"))
+
+
+# ----------------------------------------------------------------------- on the tiny warehouse
+
+
+@pytest.fixture(scope="module")
+def warehouse() -> Path:
+    named = os.environ.get("HOSTAWARE_TEST_WAREHOUSE")
+    if not named:
+        pytest.skip("HOSTAWARE_TEST_WAREHOUSE is not set (make dbt-test-build builds it)")
+    path = Path(named)
+    if not path.is_file():
+        pytest.skip(f"HOSTAWARE_TEST_WAREHOUSE={named} does not exist (run make dbt-test-build)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def built(warehouse: Path, tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("report") / "report"
+    with Marts(warehouse) as marts:
+        return write_report(marts, out)
+
+
+@pytest.mark.warehouse
+def test_every_figure_is_written_as_png_and_svg(built):
+    folder = built.index.parent / "figures"
+    assert [figure.name for figure in built.figures] == list(FIGURES)
+    for name in FIGURES:
+        png, svg = folder / f"{name}.png", folder / f"{name}.svg"
+        assert png.stat().st_size > 1000, png
+        assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), png
+        assert svg.stat().st_size > 1000, svg
+        assert b"<svg" in svg.read_bytes()[:2000], svg
+    assert built.notes == [], "every mart of the tiny warehouse has rows"
+
+
+@pytest.mark.warehouse
+def test_the_page_is_self_contained(built):
+    page = built.index.read_text(encoding="utf-8")
+    assert "http:" not in page and "https:" not in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?//""", page)
+    assert not re.search(r"<script|<link|<iframe|@import|url\(", page, re.IGNORECASE)
+    sources = re.findall(r'<img src="([^"]+)"', page)
+    assert len(sources) == len(FIGURES)
+    assert all(source.startswith("data:image/svg+xml;base64,") for source in sources)
+
+
+@pytest.mark.warehouse
+def test_the_page_embeds_every_figure_with_its_caption(built):
+    page = built.index.read_text(encoding="utf-8")
+    folder = built.index.parent / "figures"
+    for figure in built.figures:
+        block = re.search(
+            rf'<figure id="figure-{figure.name}">\n<img src="data:image/svg\+xml;base64,'
+            r'([^"]+)"',
+            page,
+        )
+        assert block, f"{figure.name} is not on the page"
+        assert base64.b64decode(block.group(1)) == (folder / f"{figure.name}.svg").read_bytes()
+        assert figure.caption and html.escape(figure.caption) in page, figure.name
+    for table in built.tables:
+        assert html.escape(table.caption) in page
+
+
+@pytest.mark.warehouse
+def test_captions_give_the_papers_value_beside_ours(built):
+    captions = {figure.name: figure.caption for figure in built.figures}
+    assert "here, 0.43–0.62 in the paper" in captions["icc_by_classifier"]
+    assert "here, 0.53 in the paper" in captions["sample_size_correlation"]
+    assert "here, 0.57 in the paper" in captions["sample_size_correlation"]
+    assert "here, 0.851–0.923 in the paper" in captions["graph_rank_stability"]
+    assert "in the paper" in captions["missed_hq_by_tld"]
+    for name, text in captions.items():
+        assert text.endswith("."), name
+        assert "\n" not in text, name
+
+
+@pytest.mark.warehouse
+def test_a_second_run_writes_identical_files(built, tmp_path: Path, warehouse: Path):
+    with Marts(warehouse) as marts:
+        again = write_report(marts, tmp_path / "again")
+    first, second = built.index.parent, again.index.parent
+    names = sorted(path.relative_to(first) for path in first.rglob("*") if path.is_file())
+    assert names == sorted(path.relative_to(second) for path in second.rglob("*") if path.is_file())
+    for name in names:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+@pytest.mark.warehouse
+def test_headline_prints_every_row_and_the_report_path(warehouse: Path, tmp_path: Path):
+    result = subprocess.run(
+        [sys.executable, "-m", "report", "headline", "--warehouse", str(warehouse)],
+        cwd=PROJECT,
+        env={**os.environ, "HOSTAWARE_HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    for analysis in ANALYSES:
+        assert analysis in result.stdout, analysis
+    assert f"report: {tmp_path / 'report' / 'index.html'}" in result.stdout
+    assert "n/a:" not in result.stdout, "every mart of the tiny warehouse has rows"
+    with Marts(warehouse) as marts:
+        rows = headline_rows(marts)
+    assert format_headline(rows) in result.stdout
+
+
+@pytest.fixture(scope="module")
+def warehouse_copy(warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("plan-home")
+    shutil.copy2(warehouse, home / "warehouse.duckdb")
+    wal = warehouse.with_name(warehouse.name + ".wal")
+    if wal.exists():
+        shutil.copy2(wal, home / "warehouse.duckdb.wal")
+    return home / "warehouse.duckdb"
+
+
+def _plan(warehouse_copy: Path, *arguments: str) -> subprocess.CompletedProcess:
+    home = warehouse_copy.parent
+    env = {
+        **os.environ,
+        "HOSTAWARE_HOME": str(home),
+        "DBT_TARGET_PATH": str(home / "target"),
+        "DBT_LOG_PATH": str(home / "logs"),
+    }
+    env.pop("WAREHOUSE_PATH", None)
+    command = [sys.executable, "-m", "report", "plan", "--warehouse", str(warehouse_copy)]
+    return subprocess.run(
+        [*command, *arguments], cwd=PROJECT, env=env, capture_output=True, text=True, check=False
+    )
+
+
+def _shared_plan(warehouse: Path) -> tuple[int, bytes]:
+    """The pages of the warehouse's own plan, and the bytes of its exported file."""
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        (spent,) = connection.execute(
+            "select sum(pages_to_fetch) from plan_host_fetch_budget"
+        ).fetchone()
+    exported = warehouse.parent / "exports" / "plan_host_fetch_budget.parquet"
+    return int(spent), exported.read_bytes() if exported.exists() else b""
+
+
+def _known_urls(warehouse: Path) -> int:
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        (known,) = connection.execute(
+            "select sum(known_url_count) from plan_host_fetch_budget"
+        ).fetchone()
+    return int(known)
+
+
+@pytest.mark.warehouse
+@pytest.mark.parametrize(
+    ("suffix", "options"),
+    [(".csv", ()), (".parquet", ("--sample-size", "2", "--exploration-share", "0.2"))],
+)
+def test_plan_writes_a_file_that_spends_the_budget(warehouse_copy: Path, suffix, options):
+    budget = min(1000, _known_urls(warehouse_copy) // 3)
+    shared_before = _shared_plan(warehouse_copy)
+    out = warehouse_copy.parent / f"plan{suffix}"
+    result = _plan(warehouse_copy, "--budget", str(budget), "--out", str(out), *options)
+    assert result.returncode == 0, f"{result.stdout}\n{result.stderr}"
+    assert budget < _known_urls(warehouse_copy)
+    plan = pd.read_csv(out) if suffix == ".csv" else pq.read_table(out).to_pandas()
+    assert plan["pages_to_fetch"].sum() == budget
+    assert plan["surt_host_name"].is_unique
+    assert (plan["pages_to_fetch"] <= plan["known_url_count"]).all()
+    assert f"budget: {budget:,} pages spent of {budget:,} asked" in result.stdout
+    assert "expected HQ pages:" in result.stdout
+    for phase in ("sample", "deepen", "explore"):
+        assert re.search(rf"^{phase}\s", result.stdout, re.MULTILINE), phase
+    # a what-if plan: the warehouse's plan, its export and dbt's target folder are unchanged
+    assert _shared_plan(warehouse_copy) == shared_before
+    assert not (warehouse_copy.parent / "target").exists()
+
+
+def test_the_plan_export_takes_its_path_as_data(tmp_path: Path):
+    warehouse = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.execute("create table plan_host_fetch_budget as select 'com,a' as host, 3 as n")
+    folder = tmp_path / "it's [1] {x}"
+    folder.mkdir()
+    out = folder / "plan.csv"
+    with Marts(warehouse) as marts:
+        rows = marts.export("plan_host_fetch_budget", "select * from {mart}", out, "csv")
+    assert rows == 1
+    assert pd.read_csv(out).to_dict("records") == [{"host": "com,a", "n": 3}]
