@@ -25,7 +25,8 @@ from demo.generate import synthesize
 from demo.train import train_demo_classifiers
 from ingest.documents import ingest_documents, main_text, score_texts
 from ingest.quality import FastTextScorer, load_registry
-from ingest.warc import Page, read_captures
+from ingest.warc import read_captures
+from ingest.warc_items import Page
 
 REPO = Path(__file__).resolve().parents[1]
 CRAWL = "CC-MAIN-2024-10"

@@ -65,15 +65,8 @@ from ingest.lake import (
 )
 from ingest.parquet_input import is_crawl_id
 from ingest.quality import ClassifierEntry, FastTextScorer, LanguageIdentifier, one_line
-from ingest.warc import (
-    DAMAGE_REASONS,
-    Break,
-    Page,
-    Rejection,
-    TextPage,
-    read_captures,
-    read_head,
-)
+from ingest.warc import read_captures, read_head
+from ingest.warc_items import DAMAGE_REASONS, Break, Page, Rejection, TextPage
 
 __all__ = [
     "DocumentIngestError",

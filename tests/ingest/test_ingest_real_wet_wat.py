@@ -13,7 +13,8 @@ from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from ingest.__main__ import main
 from ingest.documents import DocumentIngestError, ingest_documents
-from ingest.warc import FileHead, Page, TextPage, read_captures, read_head
+from ingest.warc import read_captures, read_head
+from ingest.warc_items import FileHead, Page, TextPage
 from tests.fixtures.documents import lake_rows, warc_with
 
 WHIRLWIND = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "whirlwind"

@@ -7,7 +7,8 @@ from collections import Counter
 import pytest
 
 from ingest.hosts import surt_host_name
-from ingest.warc import FileHead, Page, Rejection, read_captures, read_head
+from ingest.warc import read_captures, read_head
+from ingest.warc_items import FileHead, Page, Rejection
 from tests.fixtures.crawls import REAL_DATA
 
 CC_HOSTS = {

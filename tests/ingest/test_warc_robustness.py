@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest import warc
-from ingest.warc import Break, FileHead, Page, Rejection, read_captures, read_head
+from ingest import warc, warc_records
+from ingest.warc import read_captures, read_head
+from ingest.warc_items import MAX_PAYLOAD, Break, FileHead, Page, Rejection
 from tests.fixtures.crawls import REAL_DATA
 
 CC_WARC = REAL_DATA / "resiliparse-cc" / "warcfile.warc.gz"
@@ -420,7 +421,7 @@ def test_malformed_cld2_languages_are_nulled_and_the_page_kept(tmp_path: Path, l
 
 
 def test_a_payload_inflating_past_the_cap_is_rejected_without_inflating_it(tmp_path: Path):
-    bomb = gzip.compress(b"\0" * (warc.MAX_PAYLOAD + 1024), 9)
+    bomb = gzip.compress(b"\0" * (MAX_PAYLOAD + 1024), 9)
     assert len(bomb) < 64 * 1024
     head, block = _http_block(MEMBERS[RESPONSE].text)
     http_head = block.partition(b"\r\n\r\n")[0]
@@ -431,7 +432,7 @@ def test_a_payload_inflating_past_the_cap_is_rejected_without_inflating_it(tmp_p
 
 def test_a_block_longer_than_the_cap_is_skipped_unread(monkeypatch):
     largest, second = sorted(MEMBERS, key=lambda m: m.content_length)[-1:-3:-1]
-    monkeypatch.setattr(warc, "MAX_PAYLOAD", second.content_length)
+    monkeypatch.setattr(warc_records, "MAX_PAYLOAD", second.content_length)
     items = list(read_captures(CC_WARC))
     (rejection,) = [item for item in items if isinstance(item, Rejection)]
     assert rejection == Rejection(
