@@ -28,7 +28,7 @@ HIDDEN_GEMS = "rpt_hidden_gems"
 HIDDEN_GEMS_SHOWN = 25
 TLDS_SHOWN = 15
 PAPER_COVERAGE_RANGE = fmt_range(paper.COVERAGE_QUALITY_RHO_RANGE, 3, "signed")
-# The candidate "under-crawled" host sets of rpt_uncrawled_hq_summary (SPEC A12).
+# The candidate "under-crawled" host sets of rpt_uncrawled_hq_summary (docs/definitions.md A12).
 HOST_SET_COLOURS = ("#08519c", "#6baed6", "#31a354", "#fd8d3c")
 HOST_SETS = (
     ("low coverage (< 20%)", "low_coverage_host_count", "low_coverage_hq_share"),

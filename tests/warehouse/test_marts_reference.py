@@ -11,7 +11,7 @@ macro) and compared number by number to an absolute 1e-9, on two warehouses:
   ``HOSTAWARE_TEST_WAREHOUSE`` (skipped when unset). Its inputs are read back from its staging
   views.
 
-The reference implements the SPEC §4 definitions directly:
+The reference implements the docs/definitions.md §4 definitions directly:
 
 * A1 host stats: pandas ``groupby`` (median, mean, ``var(ddof=1)``, HQ = score > threshold).
 * A2 ICC(1): a one-way ANOVA over the pages (not over host stats) with Snedecor's n0; on a
@@ -364,7 +364,7 @@ def _complete(x: np.ndarray, y: np.ndarray, *others: np.ndarray) -> tuple[np.nda
 
 
 def weighted_spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> float:
-    """Weighted Pearson correlation of the (unweighted) mid-ranks (SPEC A3)."""
+    """Weighted Pearson correlation of the (unweighted) mid-ranks (docs/definitions.md A3)."""
     rank_x, rank_y = stats.rankdata(x), stats.rankdata(y)
     mean_x = np.sum(weights * rank_x) / np.sum(weights)
     mean_y = np.sum(weights * rank_y) / np.sum(weights)

@@ -1,4 +1,4 @@
-"""The README's worked SQL queries run against the tiny crawl's warehouse and return rows."""
+"""The worked SQL queries (README.md, docs/warehouse.md) run against the tiny warehouse."""
 
 from __future__ import annotations
 
@@ -8,8 +8,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-QUERIES = re.findall(r"```sql\n(.*?)```", README.read_text(), flags=re.DOTALL)
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = (ROOT / "README.md", ROOT / "docs" / "warehouse.md")
+QUERIES = [
+    query
+    for page in PAGES
+    for query in re.findall(r"```sql\n(.*?)```", page.read_text(), flags=re.DOTALL)
+]
 
 pytestmark = pytest.mark.warehouse
 
