@@ -1,11 +1,10 @@
-"""Command line of the report: ``python -m report [build|headline|plan] …``.
+"""Command line of the report: ``python -m report [build|headline] …``.
 
 * ``python -m report [--warehouse PATH] [--out DIR]`` writes ``DIR/index.html`` and
   ``DIR/figures/`` from the warehouse's marts, then prints the headline table.
 * ``python -m report headline [--warehouse PATH]`` prints the headline table only.
-* ``python -m report plan --budget N --out FILE [--sample-size K] [--exploration-share S]``
-  computes the crawl plan for N pages with dbt on a scratch copy of the warehouse (the shared
-  warehouse, its exports and ``target/`` are not changed) and writes it as CSV or Parquet.
+
+The crawl plan's command is ``python -m plan`` (the ``plan`` package).
 
 The warehouse defaults to ``$WAREHOUSE_PATH``, else ``$HOSTAWARE_HOME/warehouse.duckdb``
 (``HOSTAWARE_HOME`` defaults to ``./data``); the report folder to ``$HOSTAWARE_HOME/report``.
@@ -15,14 +14,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import NoReturn
 
 from report.marts import WarehouseError, default_home, default_warehouse
 
-COMMANDS = ("build", "headline", "plan")
+COMMANDS = ("build", "headline")
 
 __all__ = ["main"]
 
@@ -32,38 +30,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
-def _budget(text: str) -> int:
-    """A fetch budget: a whole number of pages, 1 to ``MAX_BUDGET_PAGES``."""
-    from report.crawl_plan import MAX_BUDGET_PAGES
-
-    value = _positive(text)
-    if value > MAX_BUDGET_PAGES:
-        raise argparse.ArgumentTypeError(
-            f"must be at most {MAX_BUDGET_PAGES:,} pages (2**53), got {value:,}"
-        )
-    return value
-
-
-def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {value}")
-    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -90,26 +56,7 @@ def _parser() -> argparse.ArgumentParser:
         "--out", type=Path, help="the report folder whose path to print (default as build)"
     )
 
-    plan = commands.add_parser(
-        "plan", help="compute a what-if crawl plan for a budget and export it"
-    )
-    plan.add_argument(
-        "--budget", type=_budget, required=True, help="fetch budget in pages (1 to 2**53)"
-    )
-    plan.add_argument("--out", type=Path, required=True, help="file to write: .csv or .parquet")
-    plan.add_argument("--sample-size", type=_positive, help="pages sampled per unknown host (k)")
-    plan.add_argument(
-        "--exploration-share", type=_share, help="share of the budget explored breadth-first"
-    )
-    plan.add_argument("--warehouse", type=Path, help=warehouse_help)
-    plan.add_argument("-v", "--verbose", action="store_true", help="log each step")
     return parser
-
-
-def _home(warehouse: Path) -> Path:
-    """``$HOSTAWARE_HOME``, else the warehouse's folder."""
-    named = os.environ.get("HOSTAWARE_HOME")
-    return Path(named) if named else warehouse.parent
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -143,19 +90,6 @@ def _headline(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plan(args: argparse.Namespace) -> int:
-    from report.crawl_plan import PlanError, PlanRequest, make_plan
-
-    warehouse = args.warehouse or default_warehouse()
-    request = PlanRequest(args.budget, args.out, args.sample_size, args.exploration_share)
-    try:
-        print(make_plan(request, warehouse, _home(warehouse)))
-    except PlanError as error:
-        print(f"python -m report plan: error: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run one command (``build`` when none is named); errors are one line on stderr."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -166,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.ERROR,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    handlers = {"build": _build, "headline": _headline, "plan": _plan}
+    handlers = {"build": _build, "headline": _headline}
     try:
         return handlers[args.command](args)
     except WarehouseError as error:

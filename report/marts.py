@@ -7,11 +7,12 @@ turns into a note where the figure would be.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import duckdb
 import pandas as pd
+
+from hostaware import paths
 
 # The mart naming the crawls and releases the build is about (its vars).
 BUILD_SETTINGS = "rpt_build_settings"
@@ -48,14 +49,13 @@ def missing_column(error: Exception) -> str | None:
 
 
 def default_home() -> Path:
-    """``$HOSTAWARE_HOME``, else ``./data``."""
-    return Path(os.environ.get("HOSTAWARE_HOME") or "data")
+    """``$HOSTAWARE_HOME``, else ``./data`` (``hostaware.paths.home``)."""
+    return paths.home()
 
 
 def default_warehouse() -> Path:
-    """``$WAREHOUSE_PATH``, else ``$HOSTAWARE_HOME/warehouse.duckdb`` (as ``profiles.yml``)."""
-    named = os.environ.get("WAREHOUSE_PATH")
-    return Path(named) if named else default_home() / "warehouse.duckdb"
+    """``$WAREHOUSE_PATH``, else ``$HOSTAWARE_HOME/warehouse.duckdb`` (``hostaware.paths``)."""
+    return paths.warehouse()
 
 
 class Marts:

@@ -1,23 +1,19 @@
 """The report package: formatting and caption helpers, the page, the headline, the plan export.
 
 Plain unit tests need no warehouse: number formatting, captions, the numbers computed from
-mart-shaped frames, a warehouse whose marts are missing or empty (notes, not a crash), the plan
-command's arguments and a failing dbt. Tests marked ``warehouse`` read the tiny crawl's
-warehouse named by ``HOSTAWARE_TEST_WAREHOUSE`` (skipped when unset): the report of every
-figure (PNG and SVG), a self-contained page with every figure and caption, identical files on
-a second run, the headline command, and ``report plan`` on a copy of the warehouse (dbt
-rewrites the plan).
+mart-shaped frames, a warehouse whose marts are missing or empty (notes, not a crash). Tests
+marked ``warehouse`` read the tiny crawl's warehouse named by ``HOSTAWARE_TEST_WAREHOUSE``
+(skipped when unset): the report of every figure (PNG and SVG), a self-contained page with
+every figure and caption, identical files on a second run, the headline command. The plan's
+command is tested in tests/plan/test_plan_cli.py.
 """
 
 from __future__ import annotations
 
 import base64
 import html
-import json
 import os
 import re
-import shutil
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -25,22 +21,11 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 
 from report import charts, paper
 from report import numbers as nums
 from report.__main__ import main
-from report.crawl_plan import (
-    MAX_BUDGET_PAGES,
-    PlanError,
-    PlanRequest,
-    check_budget,
-    dbt_vars,
-    make_plan,
-    output_format,
-    run_dbt,
-)
 from report.formatting import (
     caption,
     fmt_count,
@@ -288,185 +273,6 @@ def test_build_without_a_warehouse_is_a_one_line_error(tmp_path: Path, capsys):
     assert "no warehouse at" in capsys.readouterr().err
 
 
-def test_plan_output_format_comes_from_the_suffix():
-    assert output_format(Path("plan.csv")) == "csv"
-    assert output_format(Path("PLAN.Parquet")) == "parquet"
-    with pytest.raises(PlanError, match=r"\.csv or \.parquet"):
-        output_format(Path("plan.json"))
-
-
-def test_plan_passes_only_the_vars_given():
-    assert dbt_vars(PlanRequest(500, Path("p.csv"))) == '{"plan_budget_pages": 500}'
-    assert dbt_vars(PlanRequest(500, Path("p.csv"), 2, 0.25)) == (
-        '{"plan_budget_pages": 500, "plan_sample_size": 2, "plan_exploration_share": 0.25}'
-    )
-
-
-def test_plan_with_a_bad_suffix_fails_before_running_dbt(tmp_path: Path, capsys):
-    code = main(["plan", "--budget", "10", "--out", str(tmp_path / "plan.txt")])
-    assert code == 2
-    assert "must end in .csv or .parquet" in capsys.readouterr().err
-
-
-def test_plan_arguments_are_checked(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["plan", "--budget", "0", "--out", "plan.csv"])
-    assert exit_info.value.code == 2
-    with pytest.raises(SystemExit):
-        main(["plan", "--budget", "10", "--out", "p.csv", "--exploration-share", "1.5"])
-    assert "must be in [0, 1]" in capsys.readouterr().err
-
-
-def test_a_failing_dbt_is_an_error_with_dbts_message(tmp_path: Path):
-    fake = tmp_path / "dbt"
-    fake.write_text(
-        '#!/bin/sh\necho "Compilation Error in model plan_host_fetch_budget: $*"\nexit 2\n'
-    )
-    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    warehouse = tmp_path / "warehouse.duckdb"
-    scratch = tmp_path / "scratch"
-    request = PlanRequest(10, tmp_path / "p.csv")
-    with pytest.raises(PlanError) as error:
-        run_dbt(request, warehouse, tmp_path / "home", scratch, str(fake))
-    message = str(error.value)
-    assert "dbt run failed (exit 2)" in message
-    assert "Compilation Error in model plan_host_fetch_budget" in message
-    assert "--select int_plan_hosts+" in message
-    assert '--vars {"plan_budget_pages": 10}' in message
-    assert f"--target-path {scratch / 'target'} --log-path {scratch / 'logs'}" in message
-    assert (scratch / "exports").is_dir(), "the external models' folder exists first"
-    assert not (tmp_path / "home").exists(), "nothing is written in the shared home"
-
-
-@pytest.mark.parametrize(
-    ("budget", "message"),
-    [
-        ("1e30", "argument --budget: not an integer: '1e30'"),
-        ("10" + "0" * 30, f"must be at most {MAX_BUDGET_PAGES:,} pages (2**53)"),
-        (str(2**53 + 1), f"must be at most {MAX_BUDGET_PAGES:,} pages (2**53)"),
-        ("-5", "must be >= 1, got -5"),
-        ("ten", "not an integer: 'ten'"),
-    ],
-)
-def test_a_bad_budget_is_a_one_line_error_before_any_work(budget, message, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["plan", "--budget", budget, "--out", "plan.csv", "--warehouse", "/nonexistent"])
-    assert exit_info.value.code == 2
-    error = capsys.readouterr().err
-    assert message in error
-    assert len(error.strip().splitlines()) == 1, error
-
-
-def test_the_largest_budget_is_two_to_the_53_pages():
-    assert check_budget(2**53) == 2**53
-    for bad in (0, 2**53 + 1, 1.5, True):
-        with pytest.raises(PlanError, match="--budget must be"):
-            check_budget(bad)
-
-
-def _out_cases(tmp_path: Path) -> list[tuple[Path, str]]:
-    folder = tmp_path / "already-a-folder.csv"
-    folder.mkdir()
-    a_file = tmp_path / "a-file"
-    a_file.write_text("not a folder\n")
-    cases = [
-        (folder, "is a folder: name the file to write"),
-        (a_file / "plan.csv", "is not a folder"),
-        (a_file / "deeper" / "plan.parquet", "is not a folder"),
-    ]
-    if os.geteuid() != 0:  # root writes anywhere
-        locked = tmp_path / "locked"
-        locked.mkdir()
-        locked.chmod(0o500)
-        cases.append((locked / "plan.csv", "cannot write in"))
-    return cases
-
-
-def test_an_unwritable_out_fails_before_any_work(tmp_path: Path, capsys):
-    ran = tmp_path / "dbt-ran"
-    fake = tmp_path / "dbt"
-    fake.write_text(f"#!/bin/sh\ntouch {ran}\nexit 0\n")
-    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    warehouse = tmp_path / "warehouse.duckdb"
-    duckdb.connect(str(warehouse)).close()
-    for out, message in _out_cases(tmp_path):
-        with pytest.raises(PlanError, match=message):
-            make_plan(PlanRequest(10, out), warehouse, tmp_path, str(fake))
-        code = main(["plan", "--budget", "10", "--out", str(out), "--warehouse", "/nonexistent"])
-        assert code == 2, out
-        error = capsys.readouterr().err
-        assert message in error and "no warehouse" not in error, error
-        assert len(error.strip().splitlines()) == 1, error
-    assert not ran.exists(), "dbt must not run"
-    assert not list(tmp_path.rglob("*.partial"))
-
-
-_FAKE_PLAN_DBT = """#!{python}
-import json, os, sys
-from pathlib import Path
-import duckdb
-Path(os.environ["CALLED"]).write_text(json.dumps({{"env": dict(os.environ), "argv": sys.argv}}))
-budget = json.loads(sys.argv[sys.argv.index("--vars") + 1])["plan_budget_pages"]
-with duckdb.connect(os.environ["WAREHOUSE_PATH"]) as connection:
-    connection.execute(
-        "create or replace table plan_host_fetch_budget as select 'com,a' as surt_host_name,"
-        " 'deepen' as phase, ?::bigint as known_url_count, 0::bigint as pages_sampled,"
-        " ?::bigint as pages_deepened, 0::bigint as pages_explored,"
-        " ?::bigint as pages_to_fetch, 0.5 * ? as expected_hq",
-        [budget, budget, budget, budget],
-    )
-"""
-
-
-def test_a_what_if_plan_leaves_the_shared_warehouse_exports_and_target_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
-    home = tmp_path / "home"
-    (home / "exports").mkdir(parents=True)
-    exported = home / "exports" / "plan_host_fetch_budget.parquet"
-    exported.write_bytes(b"the shared plan's export")
-    warehouse = home / "warehouse.duckdb"
-    with duckdb.connect(str(warehouse)) as connection:
-        connection.execute(
-            "create table plan_host_fetch_budget as select 'com,a' as surt_host_name,"
-            " 'deepen' as phase, 5000::bigint as known_url_count, 0::bigint as pages_sampled,"
-            " 500::bigint as pages_deepened, 0::bigint as pages_explored,"
-            " 500::bigint as pages_to_fetch, 250.0 as expected_hq"
-        )
-    before = warehouse.read_bytes()
-    fake = tmp_path / "dbt"
-    fake.write_text(_FAKE_PLAN_DBT.format(python=sys.executable))
-    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    called = tmp_path / "called.json"
-    monkeypatch.setenv("CALLED", str(called))
-    request = PlanRequest(100, tmp_path / "out" / "plan.csv")
-    summary = make_plan(request, warehouse, home, str(fake))
-    plan = pd.read_csv(tmp_path / "out" / "plan.csv")
-    assert plan["pages_to_fetch"].tolist() == [100], "the what-if plan is written"
-    assert "budget: 100 pages spent of 100 asked" in summary
-    assert warehouse.read_bytes() == before, "the shared warehouse is not written"
-    with duckdb.connect(str(warehouse), read_only=True) as connection:
-        (spent,) = connection.execute(
-            "select sum(pages_to_fetch) from plan_host_fetch_budget"
-        ).fetchone()
-    assert spent == 500
-    assert exported.read_bytes() == b"the shared plan's export"
-    assert sorted(path.name for path in home.iterdir()) == ["exports", "warehouse.duckdb"]
-    run = json.loads(called.read_text())
-    scratch = Path(run["env"]["WAREHOUSE_PATH"]).parent
-    assert scratch != home and run["env"]["WAREHOUSE_PATH"].endswith("/warehouse.duckdb")
-    assert run["env"]["HOSTAWARE_EXPORTS"] == str(scratch / "exports")
-    assert run["env"]["HOSTAWARE_HOME"] == str(home.resolve()), "the lake is still read from home"
-    assert run["argv"][-4:] == [
-        "--target-path",
-        str(scratch / "target"),
-        "--log-path",
-        str(scratch / "logs"),
-    ]
-    assert not scratch.exists(), "the scratch folder is removed"
-    assert not list(tmp_path.rglob("*.partial"))
-
-
 # ----------------------------------------------------------------------- on the tiny warehouse
 
 
@@ -571,74 +377,6 @@ def test_headline_prints_every_row_and_the_report_path(warehouse: Path, tmp_path
     with Marts(warehouse) as marts:
         rows = headline_rows(marts)
     assert format_headline(rows) in result.stdout
-
-
-@pytest.fixture(scope="module")
-def warehouse_copy(warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("plan-home")
-    shutil.copy2(warehouse, home / "warehouse.duckdb")
-    wal = warehouse.with_name(warehouse.name + ".wal")
-    if wal.exists():
-        shutil.copy2(wal, home / "warehouse.duckdb.wal")
-    return home / "warehouse.duckdb"
-
-
-def _plan(warehouse_copy: Path, *arguments: str) -> subprocess.CompletedProcess:
-    home = warehouse_copy.parent
-    env = {
-        **os.environ,
-        "HOSTAWARE_HOME": str(home),
-        "DBT_TARGET_PATH": str(home / "target"),
-        "DBT_LOG_PATH": str(home / "logs"),
-    }
-    env.pop("WAREHOUSE_PATH", None)
-    command = [sys.executable, "-m", "report", "plan", "--warehouse", str(warehouse_copy)]
-    return subprocess.run(
-        [*command, *arguments], cwd=PROJECT, env=env, capture_output=True, text=True, check=False
-    )
-
-
-def _shared_plan(warehouse: Path) -> tuple[int, bytes]:
-    """The pages of the warehouse's own plan, and the bytes of its exported file."""
-    with duckdb.connect(str(warehouse), read_only=True) as connection:
-        (spent,) = connection.execute(
-            "select sum(pages_to_fetch) from plan_host_fetch_budget"
-        ).fetchone()
-    exported = warehouse.parent / "exports" / "plan_host_fetch_budget.parquet"
-    return int(spent), exported.read_bytes() if exported.exists() else b""
-
-
-def _known_urls(warehouse: Path) -> int:
-    with duckdb.connect(str(warehouse), read_only=True) as connection:
-        (known,) = connection.execute(
-            "select sum(known_url_count) from plan_host_fetch_budget"
-        ).fetchone()
-    return int(known)
-
-
-@pytest.mark.warehouse
-@pytest.mark.parametrize(
-    ("suffix", "options"),
-    [(".csv", ()), (".parquet", ("--sample-size", "2", "--exploration-share", "0.2"))],
-)
-def test_plan_writes_a_file_that_spends_the_budget(warehouse_copy: Path, suffix, options):
-    budget = min(1000, _known_urls(warehouse_copy) // 3)
-    shared_before = _shared_plan(warehouse_copy)
-    out = warehouse_copy.parent / f"plan{suffix}"
-    result = _plan(warehouse_copy, "--budget", str(budget), "--out", str(out), *options)
-    assert result.returncode == 0, f"{result.stdout}\n{result.stderr}"
-    assert budget < _known_urls(warehouse_copy)
-    plan = pd.read_csv(out) if suffix == ".csv" else pq.read_table(out).to_pandas()
-    assert plan["pages_to_fetch"].sum() == budget
-    assert plan["surt_host_name"].is_unique
-    assert (plan["pages_to_fetch"] <= plan["known_url_count"]).all()
-    assert f"budget: {budget:,} pages spent of {budget:,} asked" in result.stdout
-    assert "expected HQ pages:" in result.stdout
-    for phase in ("sample", "deepen", "explore"):
-        assert re.search(rf"^{phase}\s", result.stdout, re.MULTILINE), phase
-    # a what-if plan: the warehouse's plan, its export and dbt's target folder are unchanged
-    assert _shared_plan(warehouse_copy) == shared_before
-    assert not (warehouse_copy.parent / "target").exists()
 
 
 def test_the_plan_export_takes_its_path_as_data(tmp_path: Path):

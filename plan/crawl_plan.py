@@ -1,4 +1,4 @@
-"""``python -m report plan``: compute a what-if crawl plan for a budget with dbt, export it.
+"""``python -m plan``: compute a what-if crawl plan for a budget with dbt, export it.
 
 The plan is the ``plan_host_fetch_budget`` mart and what depends on it. A what-if plan must
 not change what other commands read, so dbt never runs on the shared warehouse: the warehouse
@@ -18,19 +18,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
+from hostaware import dbt as hostaware_dbt
 from report.formatting import fmt_count, fmt_number, text_table
 from report.marts import Marts, MartUnavailableError, WarehouseError
 from report.sections.plan import FETCH_BUDGET, PAGE_KINDS, phase_totals
 
-PROJECT = Path(__file__).resolve().parents[1]
 FORMATS = {".csv": "csv", ".parquet": "parquet"}
 # The largest budget: 2**53 pages, so that the plan's shares of it (DOUBLE) are exact whole
 # pages and its sums stay far inside BIGINT; a thousand times the URLs any crawl knows.
@@ -43,7 +41,7 @@ class PlanError(Exception):
 
 @dataclass(frozen=True)
 class PlanRequest:
-    """What ``report plan`` was asked for.
+    """What ``python -m plan`` was asked for.
 
     Attributes:
         budget: the fetch budget in pages (``plan_budget_pages``).
@@ -116,14 +114,6 @@ def dbt_vars(request: PlanRequest) -> str:
     return json.dumps(values)
 
 
-def dbt_executable() -> str:
-    """The dbt beside this Python (the project's venv), else the project's ``.venv``, else PATH."""
-    for candidate in (Path(sys.executable).parent / "dbt", PROJECT / ".venv" / "bin" / "dbt"):
-        if candidate.is_file():
-            return str(candidate)
-    return "dbt"
-
-
 def copy_warehouse(warehouse: Path, scratch: Path) -> Path:
     """Copy the warehouse (and its write-ahead log, if any) into ``scratch``; return the copy.
 
@@ -161,7 +151,7 @@ def run_dbt(
         warehouse: the DuckDB file dbt builds into (``WAREHOUSE_PATH``): a scratch copy.
         home: ``HOSTAWARE_HOME``, whose lake the warehouse's staging views read.
         scratch: the folder for every file dbt writes.
-        dbt: the dbt executable (default ``dbt_executable()``).
+        dbt: the dbt executable (default ``hostaware.dbt.executable()``).
 
     Returns:
         dbt's output.
@@ -170,29 +160,20 @@ def run_dbt(
         PlanError: dbt failed; the message is dbt's output.
     """
     (scratch / "exports").mkdir(parents=True, exist_ok=True)
-    env = {
-        **os.environ,
-        "HOSTAWARE_HOME": str(home.resolve()),
-        "WAREHOUSE_PATH": str(warehouse.resolve()),
-        "HOSTAWARE_EXPORTS": str((scratch / "exports").resolve()),
-        "DBT_PROFILES_DIR": str(PROJECT),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-    }
-    for name in ("DBT_TARGET_PATH", "DBT_LOG_PATH"):  # the flags below say where
-        env.pop(name, None)
-    command = [dbt or dbt_executable(), "run", "--select", "int_plan_hosts+"]
-    command += ["--vars", dbt_vars(request)]
+    command = ["run", "--select", "int_plan_hosts+", "--vars", dbt_vars(request)]
     command += ["--target-path", str(scratch / "target"), "--log-path", str(scratch / "logs")]
     try:
-        result = subprocess.run(
-            command, cwd=PROJECT, env=env, capture_output=True, text=True, check=False
+        result = hostaware_dbt.run(
+            command,
+            home=home.resolve(),
+            warehouse=warehouse.resolve(),
+            exports=(scratch / "exports").resolve(),
+            env=dict.fromkeys(("DBT_TARGET_PATH", "DBT_LOG_PATH")),  # the flags say where
+            dbt=dbt,
         )
-    except OSError as error:
-        raise PlanError(f"cannot run dbt ({command[0]}): {error}") from error
-    output = (result.stdout + result.stderr).strip()
-    if result.returncode != 0:
-        raise PlanError(f"dbt run failed (exit {result.returncode}):\n{output}")
-    return output
+    except hostaware_dbt.DbtError as error:
+        raise PlanError(str(error)) from error
+    return (result.stdout + result.stderr).strip()
 
 
 def write_plan(warehouse: Path, out: Path) -> int:

@@ -1,0 +1,102 @@
+"""The one way to run dbt from Python: ``run`` (a subprocess of the project's dbt).
+
+``run`` starts dbt in the project folder with the project's profiles, a home and a warehouse
+(``hostaware.paths.dbt_env``), anonymous usage statistics off, and returns dbt's finished
+process; with ``check`` (the default) a failed dbt raises ``DbtError`` carrying dbt's output.
+A dbt that cannot be started at all always raises ``DbtError``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from hostaware.paths import PROFILES_DIR, PROJECT, dbt_env
+
+__all__ = ["DBT", "DbtError", "executable", "run"]
+
+# The project's dbt (its .venv).
+DBT = PROJECT / ".venv" / "bin" / "dbt"
+
+
+class DbtError(Exception):
+    """dbt could not be started, or it failed; the message says which, with dbt's output.
+
+    Attributes:
+        command: the command line run.
+        returncode: dbt's exit code, or None when it could not be started.
+        output: dbt's standard output then standard error, stripped.
+    """
+
+    def __init__(self, command: list[str], returncode: int | None, output: str) -> None:
+        self.command = command
+        self.returncode = returncode
+        self.output = output
+        verb = command[1] if len(command) > 1 else ""
+        if returncode is None:
+            message = f"cannot run dbt ({command[0]}): {output}"
+        else:
+            message = f"dbt {verb} failed (exit {returncode}):\n{output}"
+        super().__init__(message)
+
+
+def executable() -> str:
+    """The dbt beside this Python (the project's venv), else the project's ``.venv``, else PATH."""
+    for candidate in (Path(sys.executable).parent / "dbt", DBT):
+        if candidate.is_file():
+            return str(candidate)
+    return "dbt"
+
+
+def run(
+    args: Sequence[str],
+    *,
+    home: Path | None = None,
+    warehouse: Path | None = None,
+    exports: Path | None = None,
+    env: Mapping[str, str | None] | None = None,
+    dbt: str | Path | None = None,
+    project: Path = PROJECT,
+    profiles_dir: Path = PROFILES_DIR,
+    check: bool = True,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``dbt <args>`` in ``project`` and return the finished process (output captured).
+
+    Args:
+        args: dbt's arguments (``["build", "--select", ...]``).
+        home: ``HOSTAWARE_HOME`` (the lake dbt reads); when given, ``WAREHOUSE_PATH`` and
+            ``DBT_PROFILES_DIR`` are set too (``hostaware.paths.dbt_env``).
+        warehouse: ``WAREHOUSE_PATH`` (default ``home/warehouse.duckdb``).
+        exports: ``HOSTAWARE_EXPORTS``, where the exported marts go (default: unset).
+        env: more variables, over the rest; a value of None removes the variable.
+        dbt: the dbt executable (default ``executable()``).
+        project: the dbt project folder (the working directory).
+        profiles_dir: the folder of ``profiles.yml``.
+        check: raise ``DbtError`` when dbt exits non-zero.
+
+    Raises:
+        DbtError: dbt cannot be started, or (with ``check``) it failed.
+    """
+    environment = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    if home is not None:
+        environment |= dbt_env(home, warehouse, profiles_dir=profiles_dir, exports=exports)
+    elif warehouse is not None or exports is not None:
+        raise ValueError("name the home (the lake dbt reads) with the warehouse or exports")
+    for name, value in (env or {}).items():
+        if value is None:
+            environment.pop(name, None)
+        else:
+            environment[name] = value
+    command = [str(dbt or executable()), *args]
+    try:
+        result = subprocess.run(
+            command, cwd=project, env=environment, capture_output=True, text=True, check=False
+        )
+    except OSError as error:
+        raise DbtError(command, None, str(error)) from error
+    if check and result.returncode != 0:
+        raise DbtError(command, result.returncode, (result.stdout + result.stderr).strip())
+    return result

@@ -1,0 +1,114 @@
+"""Command line of the crawl plan: ``python -m plan --budget N --out FILE [options]``.
+
+Computes the crawl plan for N pages with dbt on a scratch copy of the warehouse (the shared
+warehouse, its exports and ``target/`` are not changed) and writes it as CSV or Parquet
+(``--sample-size K``, ``--exploration-share S``). Exit codes: 0 done, 2 a refused input (one
+line ``python -m plan: error: ...``), 1 an internal error.
+
+The warehouse defaults to ``$WAREHOUSE_PATH``, else ``$HOSTAWARE_HOME/warehouse.duckdb``
+(``HOSTAWARE_HOME`` defaults to ``./data``), as ``hostaware.paths``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from hostaware import paths
+from report.marts import WarehouseError
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``prog: error: message``), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _budget(text: str) -> int:
+    """A fetch budget: a whole number of pages, 1 to ``MAX_BUDGET_PAGES``."""
+    from plan.crawl_plan import MAX_BUDGET_PAGES
+
+    value = _positive(text)
+    if value > MAX_BUDGET_PAGES:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_BUDGET_PAGES:,} pages (2**53), got {value:,}"
+        )
+    return value
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {value}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m plan",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    parser.add_argument(
+        "--budget", type=_budget, required=True, help="fetch budget in pages (1 to 2**53)"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="file to write: .csv or .parquet")
+    parser.add_argument("--sample-size", type=_positive, help="pages sampled per unknown host (k)")
+    parser.add_argument(
+        "--exploration-share", type=_share, help="share of the budget explored breadth-first"
+    )
+    parser.add_argument(
+        "--warehouse",
+        type=Path,
+        help="the DuckDB warehouse (default $WAREHOUSE_PATH or $HOSTAWARE_HOME/warehouse.duckdb)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log each step")
+    return parser
+
+
+def _home(warehouse: Path) -> Path:
+    """``$HOSTAWARE_HOME``, else the warehouse's folder."""
+    named = os.environ.get(paths.HOME_VARIABLE)
+    return Path(named) if named else warehouse.parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compute, write and summarise the plan; errors are one line on stderr."""
+    from plan.crawl_plan import PlanError, PlanRequest, make_plan
+
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.ERROR,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    warehouse = args.warehouse or paths.warehouse()
+    request = PlanRequest(args.budget, args.out, args.sample_size, args.exploration_share)
+    try:
+        print(make_plan(request, warehouse, _home(warehouse)))
+    except (PlanError, WarehouseError) as error:
+        print(f"python -m plan: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
