@@ -1,4 +1,5 @@
-"""Shared fixtures: demo crawls generated once per test session."""
+"""Shared fixtures: demo crawls generated once per test session, the demo classifiers trained
+on the tiny one, and the tiny crawl's warehouse (the one fixture every test that reads it uses)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures import warehouse as warehouse_fixture
 from tests.fixtures.crawls import REGISTRY, Crawl, generate_crawl
+from tests.fixtures.warehouse.build import tiny_warehouse_or_skip
 
 
 @pytest.fixture(scope="session")
@@ -53,4 +54,4 @@ def trained(tiny_crawl: Crawl, tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="session")
 def tiny_warehouse_path() -> Path:
     """The tiny crawl's warehouse file, or a skip (see ``tiny_warehouse_or_skip``)."""
-    return warehouse_fixture.tiny_warehouse_or_skip()
+    return tiny_warehouse_or_skip()

@@ -19,13 +19,13 @@ import duckdb
 import pytest
 from warcio.warcwriter import WARCWriter
 
+from hostaware.paths import HOME_VARIABLE, PROJECT, SEEDS
 from ingest.documents import DocumentIngestError, ingest_documents
 from ingest.lake import LakeError, expand_inputs
 from tests.fixtures.crawls import REAL_DATA, Crawl
 from tests.fixtures.documents import lake_rows, warc_with
 
-REPO = Path(__file__).resolve().parents[2]
-REGISTRY = REPO / "seeds" / "classifier_registry.csv"
+REGISTRY = SEEDS / "classifier_registry.csv"
 CRAWL = "CC-MAIN-2024-10"
 REAL_CRAWL = "CC-MAIN-2020-34"  # isPartOf of resiliparse-cc/warcfile.warc.gz's warcinfo
 
@@ -206,7 +206,7 @@ def test_whole_file_gzip_and_wet_files(trained, tmp_path: Path):
 def _run_cli(lake: Path, files: list[Path], raw: Path) -> subprocess.Popen:
     """The CLI over the tiny crawl's files and the real ones, whose warcinfo says
     CC-MAIN-2020-34: all ingested as CRAWL (--allow-crawl-mismatch)."""
-    env = dict(os.environ, HOSTAWARE_HOME=str(lake.parent))
+    env = {**os.environ, HOME_VARIABLE: str(lake.parent)}
     return subprocess.Popen(
         [
             sys.executable,
@@ -225,7 +225,7 @@ def _run_cli(lake: Path, files: list[Path], raw: Path) -> subprocess.Popen:
             "--warc",
             *map(str, files),
         ],
-        cwd=REPO,
+        cwd=PROJECT,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

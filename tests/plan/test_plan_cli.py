@@ -2,8 +2,9 @@
 
 Plain unit tests need no warehouse: the arguments and output checked before any work, a failing
 dbt, a what-if plan with a fake dbt that leaves the shared warehouse alone. Tests marked
-``warehouse`` run ``python -m plan`` on a copy of the tiny crawl's warehouse named by
-``HOSTAWARE_TEST_WAREHOUSE`` (skipped when unset): dbt rewrites the plan on a scratch copy.
+``warehouse`` run ``python -m plan`` on a copy of the tiny crawl's warehouse
+(``tiny_warehouse_path`` in tests/conftest.py, named by ``HOSTAWARE_TEST_WAREHOUSE``; skipped
+when unset): dbt rewrites the plan on a scratch copy.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from hostaware.paths import HOME_VARIABLE, PROJECT, WAREHOUSE_VARIABLE
 from plan.__main__ import main
 from plan.crawl_plan import (
     MAX_BUDGET_PAGES,
@@ -33,9 +35,6 @@ from plan.crawl_plan import (
     output_format,
     run_dbt,
 )
-
-PROJECT = Path(__file__).resolve().parents[2]
-
 
 # ----------------------------------------------------------------------- without a warehouse
 
@@ -223,18 +222,8 @@ def test_a_what_if_plan_leaves_the_shared_warehouse_exports_and_target_alone(
 
 
 @pytest.fixture(scope="module")
-def warehouse() -> Path:
-    named = os.environ.get("HOSTAWARE_TEST_WAREHOUSE")
-    if not named:
-        pytest.skip("HOSTAWARE_TEST_WAREHOUSE is not set (make dbt-test-build builds it)")
-    path = Path(named)
-    if not path.is_file():
-        pytest.skip(f"HOSTAWARE_TEST_WAREHOUSE={named} does not exist (run make dbt-test-build)")
-    return path
-
-
-@pytest.fixture(scope="module")
-def warehouse_copy(warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def warehouse_copy(tiny_warehouse_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    warehouse = tiny_warehouse_path
     home = tmp_path_factory.mktemp("plan-home")
     shutil.copy2(warehouse, home / "warehouse.duckdb")
     wal = warehouse.with_name(warehouse.name + ".wal")
@@ -247,11 +236,11 @@ def _plan(warehouse_copy: Path, *arguments: str) -> subprocess.CompletedProcess:
     home = warehouse_copy.parent
     env = {
         **os.environ,
-        "HOSTAWARE_HOME": str(home),
+        HOME_VARIABLE: str(home),
         "DBT_TARGET_PATH": str(home / "target"),
         "DBT_LOG_PATH": str(home / "logs"),
     }
-    env.pop("WAREHOUSE_PATH", None)
+    env.pop(WAREHOUSE_VARIABLE, None)
     command = [sys.executable, "-m", "plan", "--warehouse", str(warehouse_copy)]
     return subprocess.run(
         [*command, *arguments], cwd=PROJECT, env=env, capture_output=True, text=True, check=False

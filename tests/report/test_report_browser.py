@@ -25,9 +25,10 @@ from pathlib import Path
 
 import pytest
 
+from hostaware.paths import PROJECT
+
 pytestmark = pytest.mark.warehouse
 
-PROJECT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOT = PROJECT / "build" / "test-artifacts" / "report.png"
 # Without these Chromium tries to reach Google's hosts and can hang; playwright adds some too.
@@ -188,11 +189,6 @@ def render(index: Path, screenshot: Path, profile: Path) -> PageCheck:
     return check
 
 
-@pytest.fixture(scope="module")
-def warehouse(tiny_warehouse_path: Path) -> Path:
-    return tiny_warehouse_path
-
-
 def build_report(warehouse: Path, out: Path) -> Path:
     """Run ``python -m report`` into ``out`` and return its ``index.html``."""
     result = subprocess.run(
@@ -211,12 +207,12 @@ def build_report(warehouse: Path, out: Path) -> Path:
 
 
 def test_report_renders_in_headless_chromium(
-    warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tiny_warehouse_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     if not CHROMIUM.is_file():
         pytest.fail(f"{CHROMIUM} is missing: run `make browser` (installs Debian's chromium)")
     out = tmp_path / "report"
-    index = build_report(warehouse, out)
+    index = build_report(tiny_warehouse_path, out)
     # report/page.py writes each figure as figures/<name>.png and .svg and shows it once, as
     # <figure id="figure-<name>"> holding the SVG (an <img> with a data: URI).
     pngs = sorted(path.stem for path in (out / "figures").glob("*.png"))

@@ -12,9 +12,7 @@ project may depend on the default names.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import duckdb
@@ -24,12 +22,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.fixtures import warehouse as warehouse_fixture
+from hostaware import dbt
+from hostaware.paths import PROJECT
 
 pytestmark = pytest.mark.warehouse
-
-PROJECT = Path(__file__).resolve().parents[2]
-DBT = PROJECT / ".venv" / "bin" / "dbt"
 
 # Order-preserving renames (by name, and releases by the graph_releases seed's last crawl).
 CRAWLS = {
@@ -97,23 +93,13 @@ def _renamed_lake(source: Path, target: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def renamed_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    original = warehouse_fixture.tiny_warehouse_or_skip()
+def renamed_warehouse(tmp_path_factory: pytest.TempPathFactory, tiny_warehouse_path: Path) -> Path:
+    original = tiny_warehouse_path
     home = tmp_path_factory.mktemp("other-names-home")
     _renamed_lake(original.parent / "lake", home / "lake")
-    env = {
-        **os.environ,
-        "HOSTAWARE_HOME": str(home),
-        "WAREHOUSE_PATH": str(home / "warehouse.duckdb"),
-        "DBT_PROFILES_DIR": str(PROJECT),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "DBT_LOG_PATH": str(home / "logs"),
-    }
-    command = [str(DBT), "build", "--target", "dev", "--target-path", str(home / "target")]
-    command += ["--vars", json.dumps(VARS)]
-    result = subprocess.run(
-        command, cwd=PROJECT, env=env, capture_output=True, text=True, check=False
-    )
+    args = ["build", "--target", "dev", "--target-path", str(home / "target")]
+    args += ["--vars", json.dumps(VARS)]
+    result = dbt.run(args, home=home, env={"DBT_LOG_PATH": str(home / "logs")}, check=False)
     assert result.returncode == 0, f"dbt build under other names failed:\n{result.stdout[-8000:]}"
     return home / "warehouse.duckdb"
 
@@ -143,8 +129,10 @@ def test_the_build_names_the_crawls_and_release_of_the_vars(renamed_warehouse: P
 
 
 @pytest.mark.parametrize("mart", [mart for mart in MARTS if mart != "rpt_build_settings"])
-def test_every_mart_holds_the_same_rows_under_other_names(renamed_warehouse: Path, mart: str):
-    original = warehouse_fixture.tiny_warehouse_or_skip()
+def test_every_mart_holds_the_same_rows_under_other_names(
+    renamed_warehouse: Path, tiny_warehouse_path: Path, mart: str
+):
+    original = tiny_warehouse_path
     expected = _canonical(_mart(original, mart))
     got = _canonical(_mart(renamed_warehouse, mart))
     assert list(got.columns) == list(expected.columns)

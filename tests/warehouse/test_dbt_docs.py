@@ -8,14 +8,11 @@ people use (the report and the crawl plan), and every mart feeds one of them.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-PROJECT = Path(__file__).resolve().parents[2]
-DBT = PROJECT / ".venv" / "bin" / "dbt"
+from hostaware import dbt
 
 pytestmark = pytest.mark.warehouse
 
@@ -26,21 +23,11 @@ def docs(
 ) -> tuple[dict, dict, Path]:
     warehouse = tiny_warehouse_path
     target = tmp_path_factory.mktemp("docs-target")
-    env = {
-        **os.environ,
-        "HOSTAWARE_HOME": str(warehouse.parent),
-        "WAREHOUSE_PATH": str(warehouse),
-        "DBT_PROFILES_DIR": str(PROJECT),
-        "DBT_TARGET_PATH": str(target),
-        "DBT_LOG_PATH": str(target / "logs"),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-    }
-    result = subprocess.run(
-        [str(DBT), "docs", "generate", "--target", "dev"],
-        cwd=PROJECT,
-        env=env,
-        capture_output=True,
-        text=True,
+    result = dbt.run(
+        ["docs", "generate", "--target", "dev"],
+        home=warehouse.parent,
+        warehouse=warehouse,
+        env={"DBT_TARGET_PATH": str(target), "DBT_LOG_PATH": str(target / "logs")},
         check=False,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

@@ -1,6 +1,6 @@
 """The dbt sources over a lake whose path is hostile, and a lake the manifest no longer matches.
 
-One build of the adversarial lake (``tests/fixtures/warehouse.py``) under a ``HOSTAWARE_HOME``
+One build of the adversarial lake (``tests/fixtures/warehouse/``) under a ``HOSTAWARE_HOME``
 named ``it's [1] {x}``: a ``'`` would end the SQL string literal of every source's
 external_location, ``[1]`` would be read by DuckDB's glob as a pattern (matching the folder
 ``it's 1 {x}`` beside it, which holds a decoy lake here), and ``{x}`` would break dbt-duckdb's
@@ -17,9 +17,7 @@ intact lake passed them.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +25,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from hostaware import dbt
 from ingest.lake import file_key, manifest_rows, sha256_of
 from tests.fixtures import warehouse as warehouse_fixture
 
@@ -136,23 +135,14 @@ def test_a_committed_part_deleted_behind_the_manifest_fails_the_build_naming_it(
     ]
     (missing,) = row["output_files"]
     (hostile.home / "lake" / missing).unlink()
-    env = {
-        **os.environ,
-        "HOSTAWARE_HOME": str(hostile.home),
-        "WAREHOUSE_PATH": str(hostile.build.warehouse),
-        "DBT_PROFILES_DIR": str(warehouse_fixture.PROJECT),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "DBT_LOG_PATH": str(hostile.home / "logs-deleted"),
-    }
     target = hostile.home / "target-deleted"
-    command = [str(warehouse_fixture.DBT), "test", "--target", "dev", "--target-path", str(target)]
-    command += ["--select", "test_name:committed_parts_are_present"]
-    result = subprocess.run(
-        command,
-        cwd=warehouse_fixture.PROJECT,
-        env=env,
-        capture_output=True,
-        text=True,
+    args = ["test", "--target", "dev", "--target-path", str(target)]
+    args += ["--select", "test_name:committed_parts_are_present"]
+    result = dbt.run(
+        args,
+        home=hostile.home,
+        warehouse=hostile.build.warehouse,
+        env={"DBT_LOG_PATH": str(hostile.home / "logs-deleted")},
         check=False,
     )
     output = result.stdout + result.stderr

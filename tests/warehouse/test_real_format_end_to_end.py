@@ -15,11 +15,14 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from hostaware import dbt
+from hostaware.paths import PROJECT, dbt_env
 from ingest.__main__ import main as ingest
 from tests.fixtures.real_format_sample import (
     HOST_LEVEL_CRAWL,
@@ -31,8 +34,6 @@ from tests.fixtures.real_format_sample import (
     write_sample,
 )
 
-PROJECT = Path(__file__).resolve().parents[2]
-VENV = PROJECT / ".venv" / "bin"
 CLASSIFIERS = ["fineweb_edu_bert", "lid176_english"]
 SAMPLE_HOSTS_GE3 = sum(1 for _, pages, _ in HOSTS if pages >= 3)
 
@@ -79,27 +80,19 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in ("generic", "singular"):
         shutil.copytree(PROJECT / "tests" / name, project / "tests" / name)
     shutil.copyfile(registry, project / "seeds" / "classifier_registry.csv")
-    env = {
-        **os.environ,
-        "HOSTAWARE_HOME": str(home),
-        "WAREHOUSE_PATH": str(home / "warehouse.duckdb"),
-        "DBT_PROFILES_DIR": str(project),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "DBT_LOG_PATH": str(home / "logs"),
-    }
-    result = subprocess.run(
-        [str(VENV / "dbt"), "build", "--vars", json.dumps(VARS)],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
+    result = dbt.run(
+        ["build", "--vars", json.dumps(VARS)],
+        home=home,
+        env={"DBT_LOG_PATH": str(home / "logs")},
+        project=project,
+        profiles_dir=project,
         check=False,
     )
     assert result.returncode == 0, result.stdout[-8000:]
     report = subprocess.run(
-        [str(VENV / "python"), "-m", "report", "--out", str(home / "report")],
+        [sys.executable, "-m", "report", "--out", str(home / "report")],
         cwd=PROJECT,
-        env=env,
+        env={**os.environ, **dbt_env(home, profiles_dir=project)},
         capture_output=True,
         text=True,
         check=False,

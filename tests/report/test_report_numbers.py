@@ -1,21 +1,12 @@
-"""The report package: formatting and caption helpers, the page, the headline, the plan export.
+"""The report's helpers: number formatting, captions, the numbers computed from mart-shaped
+frames, the classifiers' colours.
 
-Plain unit tests need no warehouse: number formatting, captions, the numbers computed from
-mart-shaped frames, a warehouse whose marts are missing or empty (notes, not a crash). Tests
-marked ``warehouse`` read the tiny crawl's warehouse named by ``HOSTAWARE_TEST_WAREHOUSE``
-(skipped when unset): the report of every figure (PNG and SVG), a self-contained page with
-every figure and caption, identical files on a second run, the headline command. The plan's
-command is tested in tests/plan/test_plan_cli.py.
+Plain unit tests: no warehouse (the one that reads a mart builds a one-table DuckDB file). The
+report written from marts (figures, page, headline) is tested in tests/report/test_report_page.py.
 """
 
 from __future__ import annotations
 
-import base64
-import html
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -25,7 +16,6 @@ import pytest
 
 from report import charts, paper
 from report import numbers as nums
-from report.__main__ import main
 from report.formatting import (
     caption,
     fmt_count,
@@ -37,16 +27,10 @@ from report.formatting import (
     text_table,
     versus,
 )
-from report.headline import ANALYSES, format_headline, headline_rows
 from report.marts import Marts, MartUnavailableError
-from report.page import write_report
-from report.sections import FIGURES, SECTIONS
 from report.sections.rq1 import icc_caption
 from report.sections.rq2 import hc_caption
 from report.sections.rq3 import depth_caption, k_sample_text
-
-PROJECT = Path(__file__).resolve().parents[2]
-
 
 # ----------------------------------------------------------------------- formatting
 
@@ -232,161 +216,3 @@ def test_captions_quote_the_papers_numbers():
     assert k_sample_text(sample_size, 3) == (
         "k = 3: ρ = 0.44 (full crawl); 0.34–0.57 (classified sample) here, 0.53 in the paper"
     )
-
-
-# ----------------------------------------------------------------------- without a warehouse
-
-
-@pytest.fixture
-def bare_warehouse(tmp_path: Path) -> Path:
-    """A warehouse with one empty mart and one whose columns are not the mart's."""
-    path = tmp_path / "bare.duckdb"
-    connection = duckdb.connect(str(path))
-    connection.execute("create table rpt_host_quality_icc (classifier varchar, min_docs int)")
-    connection.execute("create table rpt_graph_rank_stability as select 1 as unexpected")
-    connection.close()
-    return path
-
-
-def test_missing_and_empty_marts_give_notes_not_figures(bare_warehouse: Path, tmp_path: Path):
-    out = tmp_path / "report"
-    (out / "figures").mkdir(parents=True)
-    stale = out / "figures" / "icc_by_classifier.png"
-    stale.write_bytes(b"old")
-    with Marts(bare_warehouse) as marts:
-        report = write_report(marts, out)
-    assert report.figures == []
-    assert not stale.exists(), "a figure not drawn this time leaves no old file behind"
-    assert len(report.notes) == len(SECTIONS)
-    page = report.index.read_text()
-    assert "rpt_host_quality_icc is empty" in page
-    assert "rpt_hidden_gems is not in the warehouse" in page
-    assert "rpt_graph_rank_stability has no column" in page
-    with Marts(bare_warehouse) as marts:
-        rows = headline_rows(marts)
-    assert [row.analysis for row in rows] == list(ANALYSES)
-    assert all(row.here.startswith("n/a") for row in rows)
-
-
-def test_build_without_a_warehouse_is_a_one_line_error(tmp_path: Path, capsys):
-    assert main(["--warehouse", str(tmp_path / "none.duckdb"), "--out", str(tmp_path)]) == 2
-    assert "no warehouse at" in capsys.readouterr().err
-
-
-# ----------------------------------------------------------------------- on the tiny warehouse
-
-
-@pytest.fixture(scope="module")
-def warehouse() -> Path:
-    named = os.environ.get("HOSTAWARE_TEST_WAREHOUSE")
-    if not named:
-        pytest.skip("HOSTAWARE_TEST_WAREHOUSE is not set (make dbt-test-build builds it)")
-    path = Path(named)
-    if not path.is_file():
-        pytest.skip(f"HOSTAWARE_TEST_WAREHOUSE={named} does not exist (run make dbt-test-build)")
-    return path
-
-
-@pytest.fixture(scope="module")
-def built(warehouse: Path, tmp_path_factory: pytest.TempPathFactory):
-    out = tmp_path_factory.mktemp("report") / "report"
-    with Marts(warehouse) as marts:
-        return write_report(marts, out)
-
-
-@pytest.mark.warehouse
-def test_every_figure_is_written_as_png_and_svg(built):
-    folder = built.index.parent / "figures"
-    assert [figure.name for figure in built.figures] == list(FIGURES)
-    for name in FIGURES:
-        png, svg = folder / f"{name}.png", folder / f"{name}.svg"
-        assert png.stat().st_size > 1000, png
-        assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), png
-        assert svg.stat().st_size > 1000, svg
-        assert b"<svg" in svg.read_bytes()[:2000], svg
-    assert built.notes == [], "every mart of the tiny warehouse has rows"
-
-
-@pytest.mark.warehouse
-def test_the_page_is_self_contained(built):
-    page = built.index.read_text(encoding="utf-8")
-    assert "http:" not in page and "https:" not in page
-    assert not re.search(r"""(src|href)\s*=\s*["']?//""", page)
-    assert not re.search(r"<script|<link|<iframe|@import|url\(", page, re.IGNORECASE)
-    sources = re.findall(r'<img src="([^"]+)"', page)
-    assert len(sources) == len(FIGURES)
-    assert all(source.startswith("data:image/svg+xml;base64,") for source in sources)
-
-
-@pytest.mark.warehouse
-def test_the_page_embeds_every_figure_with_its_caption(built):
-    page = built.index.read_text(encoding="utf-8")
-    folder = built.index.parent / "figures"
-    for figure in built.figures:
-        block = re.search(
-            rf'<figure id="figure-{figure.name}">\n<img src="data:image/svg\+xml;base64,'
-            r'([^"]+)"',
-            page,
-        )
-        assert block, f"{figure.name} is not on the page"
-        assert base64.b64decode(block.group(1)) == (folder / f"{figure.name}.svg").read_bytes()
-        assert figure.caption and html.escape(figure.caption) in page, figure.name
-    for table in built.tables:
-        assert html.escape(table.caption) in page
-
-
-@pytest.mark.warehouse
-def test_captions_give_the_papers_value_beside_ours(built):
-    captions = {figure.name: figure.caption for figure in built.figures}
-    assert "here, 0.43–0.62 in the paper" in captions["icc_by_classifier"]
-    assert "here, 0.53 in the paper" in captions["sample_size_correlation"]
-    assert "here, 0.57 in the paper" in captions["sample_size_correlation"]
-    assert "here, 0.851–0.923 in the paper" in captions["graph_rank_stability"]
-    assert "in the paper" in captions["missed_hq_by_tld"]
-    for name, text in captions.items():
-        assert text.endswith("."), name
-        assert "\n" not in text, name
-
-
-@pytest.mark.warehouse
-def test_a_second_run_writes_identical_files(built, tmp_path: Path, warehouse: Path):
-    with Marts(warehouse) as marts:
-        again = write_report(marts, tmp_path / "again")
-    first, second = built.index.parent, again.index.parent
-    names = sorted(path.relative_to(first) for path in first.rglob("*") if path.is_file())
-    assert names == sorted(path.relative_to(second) for path in second.rglob("*") if path.is_file())
-    for name in names:
-        assert (first / name).read_bytes() == (second / name).read_bytes(), name
-
-
-@pytest.mark.warehouse
-def test_headline_prints_every_row_and_the_report_path(warehouse: Path, tmp_path: Path):
-    result = subprocess.run(
-        [sys.executable, "-m", "report", "headline", "--warehouse", str(warehouse)],
-        cwd=PROJECT,
-        env={**os.environ, "HOSTAWARE_HOME": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    for analysis in ANALYSES:
-        assert analysis in result.stdout, analysis
-    assert f"report: {tmp_path / 'report' / 'index.html'}" in result.stdout
-    assert "n/a:" not in result.stdout, "every mart of the tiny warehouse has rows"
-    with Marts(warehouse) as marts:
-        rows = headline_rows(marts)
-    assert format_headline(rows) in result.stdout
-
-
-def test_the_plan_export_takes_its_path_as_data(tmp_path: Path):
-    warehouse = tmp_path / "warehouse.duckdb"
-    with duckdb.connect(str(warehouse)) as connection:
-        connection.execute("create table plan_host_fetch_budget as select 'com,a' as host, 3 as n")
-    folder = tmp_path / "it's [1] {x}"
-    folder.mkdir()
-    out = folder / "plan.csv"
-    with Marts(warehouse) as marts:
-        rows = marts.export("plan_host_fetch_budget", "select * from {mart}", out, "csv")
-    assert rows == 1
-    assert pd.read_csv(out).to_dict("records") == [{"host": "com,a", "n": 3}]

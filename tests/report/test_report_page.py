@@ -1,0 +1,178 @@
+"""The report written from marts: the figures, the page, the headline, the marts' export.
+
+Tests without a warehouse: a warehouse whose marts are missing or empty (notes, not a crash), a
+missing warehouse, an export to a folder whose name holds SQL and glob characters. Tests marked
+``warehouse`` read the tiny crawl's warehouse (``tiny_warehouse_path`` in tests/conftest.py,
+named by ``HOSTAWARE_TEST_WAREHOUSE``; skipped when unset): the report of every figure (PNG and
+SVG), a self-contained page with every figure and caption, identical files on a second run, the
+headline command. The helpers (formatting, captions, numbers) are tested in
+tests/report/test_report_numbers.py, the plan's command in tests/plan/test_plan_cli.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from hostaware.paths import HOME_VARIABLE, PROJECT
+from report.__main__ import main
+from report.headline import ANALYSES, format_headline, headline_rows
+from report.marts import Marts
+from report.page import write_report
+from report.sections import FIGURES, SECTIONS
+
+# ----------------------------------------------------------------------- without a warehouse
+
+
+@pytest.fixture
+def bare_warehouse(tmp_path: Path) -> Path:
+    """A warehouse with one empty mart and one whose columns are not the mart's."""
+    path = tmp_path / "bare.duckdb"
+    connection = duckdb.connect(str(path))
+    connection.execute("create table rpt_host_quality_icc (classifier varchar, min_docs int)")
+    connection.execute("create table rpt_graph_rank_stability as select 1 as unexpected")
+    connection.close()
+    return path
+
+
+def test_missing_and_empty_marts_give_notes_not_figures(bare_warehouse: Path, tmp_path: Path):
+    out = tmp_path / "report"
+    (out / "figures").mkdir(parents=True)
+    stale = out / "figures" / "icc_by_classifier.png"
+    stale.write_bytes(b"old")
+    with Marts(bare_warehouse) as marts:
+        report = write_report(marts, out)
+    assert report.figures == []
+    assert not stale.exists(), "a figure not drawn this time leaves no old file behind"
+    assert len(report.notes) == len(SECTIONS)
+    page = report.index.read_text()
+    assert "rpt_host_quality_icc is empty" in page
+    assert "rpt_hidden_gems is not in the warehouse" in page
+    assert "rpt_graph_rank_stability has no column" in page
+    with Marts(bare_warehouse) as marts:
+        rows = headline_rows(marts)
+    assert [row.analysis for row in rows] == list(ANALYSES)
+    assert all(row.here.startswith("n/a") for row in rows)
+
+
+def test_build_without_a_warehouse_is_a_one_line_error(tmp_path: Path, capsys):
+    assert main(["--warehouse", str(tmp_path / "none.duckdb"), "--out", str(tmp_path)]) == 2
+    assert "no warehouse at" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------- on the tiny warehouse
+
+
+@pytest.fixture(scope="module")
+def built(tiny_warehouse_path: Path, tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("report") / "report"
+    with Marts(tiny_warehouse_path) as marts:
+        return write_report(marts, out)
+
+
+@pytest.mark.warehouse
+def test_every_figure_is_written_as_png_and_svg(built):
+    folder = built.index.parent / "figures"
+    assert [figure.name for figure in built.figures] == list(FIGURES)
+    for name in FIGURES:
+        png, svg = folder / f"{name}.png", folder / f"{name}.svg"
+        assert png.stat().st_size > 1000, png
+        assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), png
+        assert svg.stat().st_size > 1000, svg
+        assert b"<svg" in svg.read_bytes()[:2000], svg
+    assert built.notes == [], "every mart of the tiny warehouse has rows"
+
+
+@pytest.mark.warehouse
+def test_the_page_is_self_contained(built):
+    page = built.index.read_text(encoding="utf-8")
+    assert "http:" not in page and "https:" not in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?//""", page)
+    assert not re.search(r"<script|<link|<iframe|@import|url\(", page, re.IGNORECASE)
+    sources = re.findall(r'<img src="([^"]+)"', page)
+    assert len(sources) == len(FIGURES)
+    assert all(source.startswith("data:image/svg+xml;base64,") for source in sources)
+
+
+@pytest.mark.warehouse
+def test_the_page_embeds_every_figure_with_its_caption(built):
+    page = built.index.read_text(encoding="utf-8")
+    folder = built.index.parent / "figures"
+    for figure in built.figures:
+        block = re.search(
+            rf'<figure id="figure-{figure.name}">\n<img src="data:image/svg\+xml;base64,'
+            r'([^"]+)"',
+            page,
+        )
+        assert block, f"{figure.name} is not on the page"
+        assert base64.b64decode(block.group(1)) == (folder / f"{figure.name}.svg").read_bytes()
+        assert figure.caption and html.escape(figure.caption) in page, figure.name
+    for table in built.tables:
+        assert html.escape(table.caption) in page
+
+
+@pytest.mark.warehouse
+def test_captions_give_the_papers_value_beside_ours(built):
+    captions = {figure.name: figure.caption for figure in built.figures}
+    assert "here, 0.43–0.62 in the paper" in captions["icc_by_classifier"]
+    assert "here, 0.53 in the paper" in captions["sample_size_correlation"]
+    assert "here, 0.57 in the paper" in captions["sample_size_correlation"]
+    assert "here, 0.851–0.923 in the paper" in captions["graph_rank_stability"]
+    assert "in the paper" in captions["missed_hq_by_tld"]
+    for name, text in captions.items():
+        assert text.endswith("."), name
+        assert "\n" not in text, name
+
+
+@pytest.mark.warehouse
+def test_a_second_run_writes_identical_files(built, tmp_path: Path, tiny_warehouse_path: Path):
+    with Marts(tiny_warehouse_path) as marts:
+        again = write_report(marts, tmp_path / "again")
+    first, second = built.index.parent, again.index.parent
+    names = sorted(path.relative_to(first) for path in first.rglob("*") if path.is_file())
+    assert names == sorted(path.relative_to(second) for path in second.rglob("*") if path.is_file())
+    for name in names:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+@pytest.mark.warehouse
+def test_headline_prints_every_row_and_the_report_path(tiny_warehouse_path: Path, tmp_path: Path):
+    warehouse = tiny_warehouse_path
+    result = subprocess.run(
+        [sys.executable, "-m", "report", "headline", "--warehouse", str(warehouse)],
+        cwd=PROJECT,
+        env={**os.environ, HOME_VARIABLE: str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    for analysis in ANALYSES:
+        assert analysis in result.stdout, analysis
+    assert f"report: {tmp_path / 'report' / 'index.html'}" in result.stdout
+    assert "n/a:" not in result.stdout, "every mart of the tiny warehouse has rows"
+    with Marts(warehouse) as marts:
+        rows = headline_rows(marts)
+    assert format_headline(rows) in result.stdout
+
+
+def test_the_plan_export_takes_its_path_as_data(tmp_path: Path):
+    warehouse = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.execute("create table plan_host_fetch_budget as select 'com,a' as host, 3 as n")
+    folder = tmp_path / "it's [1] {x}"
+    folder.mkdir()
+    out = folder / "plan.csv"
+    with Marts(warehouse) as marts:
+        rows = marts.export("plan_host_fetch_budget", "select * from {mart}", out, "csv")
+    assert rows == 1
+    assert pd.read_csv(out).to_dict("records") == [{"host": "com,a", "n": 3}]
