@@ -11,15 +11,14 @@ import csv
 import itertools
 import re
 from datetime import date
-from pathlib import Path
 
 import pytest
 import yaml
 
 from demo.config import GRAPH_RELEASES
+from hostaware.paths import PROJECT
 from tests.fixtures import warehouse as warehouse_fixture
 
-PROJECT = Path(__file__).resolve().parents[2]
 SEED = PROJECT / "seeds" / "graph_releases.csv"
 with SEED.open(newline="", encoding="utf-8") as _handle:
     ROWS = list(csv.DictReader(_handle))

@@ -24,7 +24,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-PROJECT = Path(__file__).resolve().parents[2]
+from hostaware.paths import PROJECT
+
 SPARK_MODELS = PROJECT / "models" / "intermediate" / "spark"
 MODEL = SPARK_MODELS / "int_centrality_quality_kendall_spark.sql"
 HOSTS = SPARK_MODELS / "int_centrality_quality_hosts_weighted.sql"

@@ -8,13 +8,13 @@ constant and NaN inputs, and the count to a brute-force one.
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
-PROJECT = Path(__file__).resolve().parents[2]
+from hostaware.paths import PROJECT
+
 MODEL = PROJECT / "models" / "intermediate" / "int_centrality_quality_kendall.py"
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from hostaware.paths import PROJECT as ROOT
+
 PAGES = (ROOT / "README.md", ROOT / "docs" / "warehouse.md")
 QUERIES = [
     query

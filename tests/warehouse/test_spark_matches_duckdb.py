@@ -19,7 +19,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-PROJECT = Path(__file__).resolve().parents[2]
+from hostaware.paths import PROJECT
+
 MARTS = sorted(path.stem for path in (PROJECT / "models" / "marts").rglob("*.sql"))
 TOLERANCE = 1e-9
 
