@@ -1,18 +1,27 @@
 """A mart against the reference's frame: the same keys, every number within a tolerance.
 
 ``assert_matches`` is the tests' check (an absolute tolerance, nulls equal, listing every
-difference); ``differences`` is the benchmarks' summary (rows on one side only, null and
+difference), ``assert_rows_match`` the plan tests' (integers and strings exactly, floats within
+the tolerance); ``differences`` is the benchmarks' summary (rows on one side only, null and
 exact mismatches, the largest absolute and relative difference).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["ATOL", "as_float", "assert_matches", "budget_key", "differences"]
+__all__ = [
+    "ATOL",
+    "as_float",
+    "assert_matches",
+    "assert_rows_match",
+    "budget_key",
+    "differences",
+]
 
 ATOL = 1e-9
 
@@ -130,3 +139,65 @@ def differences(
         b = matched[f"{column}_ref"].astype(object).where(matched[f"{column}_ref"].notna())
         row["exact_mismatches"] += int((~((a == b) | (a.isna() & b.isna()))).sum())
     return row
+
+
+def _objects(values: Iterable) -> list:
+    """Python values with SQL nulls (None, NaN, pd.NA) as None."""
+    out = []
+    for value in values:
+        if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+            out.append(None)
+        else:
+            out.append(value.item() if isinstance(value, np.generic) else value)
+    return out
+
+
+def assert_rows_match(
+    label: str,
+    actual: pd.DataFrame,
+    expected: pd.DataFrame,
+    keys: list[str],
+    strings: list[str],
+    integers: list[str],
+    floats: list[str],
+    atol: float = ATOL,
+) -> dict[str, float]:
+    """Same keys once each; strings and integers equal; floats within ``atol`` (nulls equal).
+
+    Returns the largest absolute difference per float column.
+    """
+    actual = actual.set_index(keys)
+    expected = expected.set_index(keys)
+    assert not actual.index.duplicated().any(), f"{label}: duplicate keys in the model"
+    only_model = sorted(set(actual.index) - set(expected.index), key=str)
+    only_reference = sorted(set(expected.index) - set(actual.index), key=str)
+    assert not only_model and not only_reference, (
+        f"{label}: keys only in the model {only_model[:5]}, only in the reference "
+        f"{only_reference[:5]}"
+    )
+    actual = actual.loc[expected.index]
+    problems: list[str] = []
+    largest: dict[str, float] = {}
+    for column in strings + integers:
+        for key, got, want in zip(
+            expected.index, _objects(actual[column]), _objects(expected[column]), strict=True
+        ):
+            if column in integers and (got is None or int(got) != got):
+                problems.append(f"{column} at {key}: model {got!r} is not an integer")
+            elif got != want:
+                problems.append(f"{column} at {key}: model {got!r}, reference {want!r}")
+    for column in floats:
+        largest[column] = 0.0
+        for key, got, want in zip(
+            expected.index, _objects(actual[column]), _objects(expected[column]), strict=True
+        ):
+            if got is None or want is None:
+                if got is not want:
+                    problems.append(f"{column} at {key}: model {got!r}, reference {want!r}")
+                continue
+            difference = abs(float(got) - float(want))
+            largest[column] = max(largest[column], difference)
+            if not difference <= atol:
+                problems.append(f"{column} at {key}: model {got!r}, reference {want!r}")
+    assert not problems, f"{label}: {len(problems)} differences\n" + "\n".join(problems[:20])
+    return largest
