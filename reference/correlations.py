@@ -51,9 +51,14 @@ def _scipy(function, x: np.ndarray, y: np.ndarray) -> float:
         return bounded(function(x, y).statistic)
 
 
-def centrality_quality_correlations(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
-    """rpt_centrality_quality_correlations: per classifier, metric and stratum with a pair."""
-    universe = host_universe(inputs, config)
+def centrality_quality_correlations(
+    inputs: Inputs, config: dict | None = None, universe: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """rpt_centrality_quality_correlations: per classifier, metric and stratum with a pair.
+
+    ``universe``, when given, is ``host_universe(inputs)``.
+    """
+    universe = host_universe(inputs, config) if universe is None else universe
     frames = []
     for metric in ("hc", "pr"):
         pairs = universe[
@@ -91,12 +96,21 @@ def centrality_quality_correlations(inputs: Inputs, config: dict | None = None) 
     return pd.concat(frames, ignore_index=True)[columns]
 
 
-def score_by_language(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
-    """rpt_score_by_language: host-median quartiles per classifier and language stratum."""
+def score_by_language(
+    inputs: Inputs,
+    config: dict | None = None,
+    stats: pd.DataFrame | None = None,
+    profiles: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """rpt_score_by_language: host-median quartiles per classifier and language stratum.
+
+    ``stats`` and ``profiles``, when given, are those of ``inputs``.
+    """
     config = config or VARS
-    stats_ = host_classifier_stats(inputs, config)
-    hosts = stats_[stats_["doc_count"] >= config["min_docs_per_host"]].merge(
-        hosts_profiled(inputs, config)[["surt_host_name", "language_stratum"]], on="surt_host_name"
+    stats = host_classifier_stats(inputs, config) if stats is None else stats
+    profiles = hosts_profiled(inputs, config) if profiles is None else profiles
+    hosts = stats[stats["doc_count"] >= config["min_docs_per_host"]].merge(
+        profiles[["surt_host_name", "language_stratum"]], on="surt_host_name"
     )
     medians = hosts.groupby(["classifier", "language_stratum"], sort=True)["quality_score_median"]
     return pd.DataFrame(

@@ -245,15 +245,18 @@ def uncrawled_hq_by_coverage_band(hosts: pd.DataFrame) -> pd.DataFrame:
 
 
 def coverage_quality_correlation(
-    inputs: Inputs, hosts: pd.DataFrame, config: dict | None = None
+    inputs: Inputs,
+    hosts: pd.DataFrame,
+    config: dict | None = None,
+    stats: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """rpt_coverage_quality_correlation: per crawl, signal and minimum of annotated pages.
 
     A host annotated at host level counts as one annotated page; a signal without a host has
-    no row.
+    no row. ``stats``, when given, is ``host_classifier_stats(inputs)``.
     """
     config = config or VARS
-    stats = host_classifier_stats(inputs, config)
+    stats = host_classifier_stats(inputs, config) if stats is None else stats
     stats = stats[stats["doc_count"] >= config["min_docs_per_host"]]
     medians = {
         classifier: stats.loc[stats["classifier"] == classifier].set_index("surt_host_name")[

@@ -144,12 +144,16 @@ def depth_universes(
     samples: dict[tuple[str, str], Sampled],
     fullcrawl: str = VARS["fullcrawl_crawl"],
     config: dict | None = None,
+    universe: pd.DataFrame | None = None,
 ) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
-    """(dataset, classifier) → (host indices into the Sampled, their weights w_h = hc_val)."""
+    """(dataset, classifier) → (host indices into the Sampled, their weights w_h = hc_val).
+
+    ``universe``, when given, is ``host_universe(inputs)``.
+    """
     config = config or VARS
     if config.get("hc_depth_weight", "hc_val") != "hc_val":
         raise ValueError("the reference implements hc_depth_weight = hc_val only")
-    universe = host_universe(inputs, config)
+    universe = host_universe(inputs, config) if universe is None else universe
     crawls = inputs.host_crawls
     index_hc = crawls[crawls["crawl"] == fullcrawl].drop_duplicates("surt_host_name")
     index_hc = index_hc.set_index("surt_host_name")["hc_val"]
@@ -171,13 +175,14 @@ def depth_policy_curves(
     samples: dict[tuple[str, str], Sampled],
     fullcrawl: str = VARS["fullcrawl_crawl"],
     config: dict | None = None,
+    universe: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """rpt_depth_policy_curves: one row per dataset, classifier, policy and budget share."""
     config = config or VARS
     size, charged = int(config["depth_sample_size"]), bool(config["depth_sample_is_charged"])
     seeds, shares = int(config["sample_seeds"]), list(config["budget_shares"])
     rows = []
-    universes = depth_universes(inputs, samples, fullcrawl, config)
+    universes = depth_universes(inputs, samples, fullcrawl, config, universe)
     for (dataset, classifier), (members, weights) in universes.items():
         if not len(members):
             continue

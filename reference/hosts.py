@@ -139,14 +139,21 @@ def hosts_profiled(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
     return hosts
 
 
-def host_universe(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
+def host_universe(
+    inputs: Inputs,
+    config: dict | None = None,
+    stats: pd.DataFrame | None = None,
+    profiles: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """§4.0 U_c: host statistics of hosts with >= min_docs_per_host pages that are graph nodes.
 
-    One row per host and classifier, with the host's profile (``hosts_profiled``).
+    One row per host and classifier, with the host's profile (``hosts_profiled``). ``stats``
+    and ``profiles``, when given, are those of ``inputs`` (computed once by a caller).
     """
     config = config or VARS
-    stats = host_classifier_stats(inputs, config)
+    stats = host_classifier_stats(inputs, config) if stats is None else stats
     stats = stats[stats["doc_count"] >= config["min_docs_per_host"]]
-    profiles = hosts_profiled(inputs, config).drop(columns=["doc_count"])
+    profiles = hosts_profiled(inputs, config) if profiles is None else profiles
+    profiles = profiles.drop(columns=["doc_count"])
     universe = stats.merge(profiles, on="surt_host_name")
     return universe[universe["is_in_graph"]].reset_index(drop=True)

@@ -54,10 +54,15 @@ def one_way_anova(groups: pd.Series, ratings: pd.Series) -> dict[str, float]:
     return anova(by_group.size().to_numpy(), by_group.mean().to_numpy(), by_group.var().to_numpy())
 
 
-def host_quality_icc(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
-    """rpt_host_quality_icc: one row per classifier and minimum host size with a host."""
+def host_quality_icc(
+    inputs: Inputs, config: dict | None = None, stats: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """rpt_host_quality_icc: one row per classifier and minimum host size with a host.
+
+    ``stats``, when given, is ``host_classifier_stats(inputs)``.
+    """
     config = config or VARS
-    stats = host_classifier_stats(inputs, config)
+    stats = host_classifier_stats(inputs, config) if stats is None else stats
     rows = []
     for classifier, hosts in stats.groupby("classifier", sort=True):
         for min_docs in config["icc_min_docs"]:

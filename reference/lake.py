@@ -108,8 +108,11 @@ _RENAMES = {
 def _read_table(
     lake: Path, table: str, columns: list[str], partition: str | None, values: Iterable[str] | None
 ) -> pd.DataFrame:
+    """The committed parts of a lake table, columns named as staging names them."""
     renames = _RENAMES.get(table, {})
-    wanted = {renames.get(name, name): name for name in pq_columns(columns, renames)}
+    back = {staged: name for name, staged in renames.items()}
+    # lake column -> staging name (the partition column comes from the folder)
+    wanted = {back.get(c, c): c for c in columns if c != partition}
     chosen = set(values) if values is not None else None
     tables = []
     for path, value in committed_files(lake, table):
@@ -120,20 +123,14 @@ def _read_table(
         for column in wanted:
             if column not in available:  # a part without the column (schema drift): nulls
                 read = read.append_column(column, pa.nulls(read.num_rows))
-        read = read.select(list(wanted)).rename_columns([wanted[c] for c in wanted])
+        read = read.select(list(wanted)).rename_columns(list(wanted.values()))
         if partition:
             read = read.append_column(partition, pa.array([value] * read.num_rows, pa.string()))
         tables.append(read)
     if not tables:
         return _empty(columns)
     frame = pa.concat_tables(tables, promote_options="permissive").to_pandas()
-    return frame[[c for c in columns if c in frame.columns]]
-
-
-def pq_columns(columns: list[str], renames: dict[str, str]) -> list[str]:
-    """Staging column names (without the partition's) as their lake names."""
-    back = {staged: lake for lake, staged in renames.items()}
-    return [back.get(c, c) for c in columns if c not in ("crawl", "release")]
+    return frame[columns]
 
 
 def read_lake(

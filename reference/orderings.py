@@ -22,12 +22,13 @@ import pandas as pd
 from reference.config import VARS, decimal
 from reference.hosts import host_universe
 from reference.lake import Inputs
-from reference.stats import md5_halves, md5_order
+from reference.stats import md5_order
 
 __all__ = [
     "host_ordering_at_budget",
     "host_ordering_yield_curves",
     "host_orders",
+    "md5_ranks",
     "walk_budgets",
 ]
 
@@ -35,19 +36,35 @@ __all__ = [
 CENTRALITY_ORDERS = {"hc": "hc_val", "pr": "pr_val", "cc_coverage": "fetched_url_count"}
 
 
-def host_orders(hosts: pd.DataFrame, seeds: int) -> dict[tuple[str, int], np.ndarray]:
-    """Each policy's crawl order of one classifier's universe: (policy, seed) → row positions."""
-    names = hosts["surt_host_name"].tolist()
-    tie_high, tie_low = md5_halves(names)
-    orders = {("random", seed): md5_order(names, f":{seed}") for seed in range(1, seeds + 1)}
+def md5_ranks(names: Sequence[str], seeds: int) -> np.ndarray:
+    """Each name's rank by md5_number(name) (row 0) and md5_number(name || ':' || s) (row s).
+
+    Computed once over every classifier's hosts, it orders any subset of them.
+    """
+    ranks = np.empty((seeds + 1, len(names)), dtype=np.int64)
+    for seed in range(seeds + 1):
+        ranks[seed, md5_order(names, f":{seed}" if seed else "")] = np.arange(len(names))
+    return ranks
+
+
+def host_orders(
+    hosts: pd.DataFrame, seeds: int, ranks: np.ndarray | None = None
+) -> dict[tuple[str, int], np.ndarray]:
+    """Each policy's crawl order of one classifier's universe: (policy, seed) → row positions.
+
+    ``ranks``, when given, are ``md5_ranks`` of these hosts (row by row, from a larger set).
+    """
+    if ranks is None:
+        ranks = md5_ranks(hosts["surt_host_name"].tolist(), seeds)
+    tie = ranks[0]
+    orders = {("random", seed): np.argsort(ranks[seed]) for seed in range(1, seeds + 1)}
     for policy, column in CENTRALITY_ORDERS.items():
         values = hosts[column].to_numpy(float)
         missing = np.isnan(values)
-        key = -np.where(missing, 0.0, values)
-        orders[(policy, 0)] = np.lexsort((tie_low, tie_high, key, missing))
+        orders[(policy, 0)] = np.lexsort((tie, -np.where(missing, 0.0, values), missing))
     hq = hosts["hq_doc_count"].to_numpy(np.int64)
     density = hq / hosts["doc_count"].to_numpy(np.int64)
-    orders[("oracle", 0)] = np.lexsort((tie_low, tie_high, -hq, -density))
+    orders[("oracle", 0)] = np.lexsort((tie, -hq, -density))
     return orders
 
 
@@ -83,21 +100,30 @@ def walk_budgets(
     return collected, touched, reached
 
 
-def host_ordering_yield_curves(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
-    """rpt_host_ordering_yield_curves: one row per classifier, policy and budget share."""
+def host_ordering_yield_curves(
+    inputs: Inputs, config: dict | None = None, universe: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """rpt_host_ordering_yield_curves: one row per classifier, policy and budget share.
+
+    ``universe``, when given, is ``host_universe(inputs)``.
+    """
     config = config or VARS
-    universe = host_universe(inputs, config)
+    universe = host_universe(inputs, config) if universe is None else universe
     shares = list(config["budget_shares"])
+    seeds = int(config["random_seeds"])
+    names = pd.Index(sorted(universe["surt_host_name"].unique()))
+    ranks = md5_ranks(names.tolist(), seeds)  # every classifier's hosts, one md5 each
     rows = []
     for classifier, hosts in universe.groupby("classifier", sort=True):
         hosts = hosts.reset_index(drop=True)
+        where = names.get_indexer(hosts["surt_host_name"])
         pages = hosts["doc_count"].to_numpy(np.int64)
         hq = hosts["hq_doc_count"].to_numpy(np.int64)
         tlds = pd.factorize(hosts["url_host_tld"], use_na_sentinel=True)[0]
         total_pages, total_hq = int(pages.sum()), int(hq.sum())
         budgets = [decimal(share) * total_pages for share in shares]
         walks: dict[str, list[tuple[np.ndarray, ...]]] = {}
-        for (policy, _), order in host_orders(hosts, int(config["random_seeds"])).items():
+        for (policy, _), order in host_orders(hosts, seeds, ranks[:, where]).items():
             walks.setdefault(policy, []).append(
                 walk_budgets(pages[order], hq[order], tlds[order], budgets)
             )

@@ -33,9 +33,10 @@ __all__ = [
     "Sampled",
     "dataset_pages",
     "pages_flagged",
-    "sample_order",
     "sample_pages",
+    "sample_ranks",
     "sample_size_correlation",
+    "sampled_datasets",
 ]
 
 # sample_then_deepen's second key, the sample's mean score, is the mean of the scores rounded
@@ -100,11 +101,19 @@ def dataset_pages(
     return pages
 
 
-def sample_order(doc_ids: pd.Series, hosts: np.ndarray, seed: int) -> np.ndarray:
-    """Pages by host, then md5_number(doc_id || ':' || seed), then doc_id."""
-    high, low = md5_halves(doc_ids.tolist(), f":{seed}")
+def sample_ranks(doc_ids: pd.Series, seeds: int = VARS["sample_seeds"]) -> np.ndarray:
+    """Per seed s, each page's rank in md5_number(doc_id || ':' || s) order, then doc_id.
+
+    Computed once over a dataset's pages, it orders every subset of them (one classifier's
+    pages, one host's) as the subset's own md5 order would: ``ranks[s - 1, i]``.
+    """
+    names = doc_ids.tolist()
     id_rank = pd.factorize(doc_ids, sort=True)[0]
-    return np.lexsort((id_rank, low, high, hosts))
+    ranks = np.empty((seeds, len(names)), dtype=np.int64)
+    for seed in range(1, seeds + 1):
+        high, low = md5_halves(names, f":{seed}")
+        ranks[seed - 1, np.lexsort((id_rank, low, high))] = np.arange(len(names))
+    return ranks
 
 
 @dataclass(frozen=True)
@@ -139,12 +148,22 @@ class Sampled:
             return total / taken
 
 
-def sample_pages(pages: pd.DataFrame, seeds: int = VARS["sample_seeds"]) -> Sampled:
-    """``Sampled`` of a pages frame (doc_id, surt_host_name, score, is_hq)."""
+def sample_pages(
+    pages: pd.DataFrame, seeds: int = VARS["sample_seeds"], ranks: pd.DataFrame | None = None
+) -> Sampled:
+    """``Sampled`` of a pages frame (doc_id, surt_host_name, score, is_hq).
+
+    ``ranks``, when given, holds ``sample_ranks`` of a superset of the pages (indexed by
+    doc_id, one column per seed), so that several classifiers' pages share one md5 per page.
+    """
     host, names = pd.factorize(pages["surt_host_name"], sort=True)
+    if ranks is None:
+        page_ranks = sample_ranks(pages["doc_id"], seeds)
+    else:
+        page_ranks = ranks.loc[pages["doc_id"]].to_numpy().T
     position = np.empty((seeds, len(pages)), dtype=np.int64)
     for seed in range(1, seeds + 1):
-        order = sample_order(pages["doc_id"], host, seed)
+        order = np.lexsort((page_ranks[seed - 1], host))
         sorted_host = host[order]
         starts = np.r_[0, np.flatnonzero(sorted_host[1:] != sorted_host[:-1]) + 1]
         lengths = np.diff(np.r_[starts, len(order)])
@@ -206,3 +225,17 @@ def sample_size_correlation(
                     }
                 )
     return pd.DataFrame(rows)
+
+
+def sampled_datasets(
+    pages: dict[tuple[str, str], pd.DataFrame], seeds: int = VARS["sample_seeds"]
+) -> dict[tuple[str, str], Sampled]:
+    """``sample_pages`` of every dataset × classifier, one md5 per page and seed per dataset."""
+    result = {}
+    for dataset in sorted({dataset for dataset, _ in pages}):
+        keys = [key for key in pages if key[0] == dataset]
+        doc_ids = pd.concat([pages[key]["doc_id"] for key in keys]).drop_duplicates()
+        ranks = pd.DataFrame(sample_ranks(doc_ids, seeds).T, index=doc_ids.to_numpy())
+        for key in keys:
+            result[key] = sample_pages(pages[key], seeds, ranks)
+    return result

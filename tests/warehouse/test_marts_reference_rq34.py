@@ -55,7 +55,13 @@ from reference.lake import (
     Inputs,
     read_staging,
 )
-from reference.samples import dataset_pages, pages_flagged, sample_pages, sample_size_correlation
+from reference.samples import (
+    dataset_pages,
+    pages_flagged,
+    sample_pages,
+    sample_size_correlation,
+    sampled_datasets,
+)
 from tests.fixtures import warehouse as warehouse_fixture
 
 # ----------------------------------------------------------------------- warehouses
@@ -174,7 +180,7 @@ def warehouse(request: pytest.FixtureRequest) -> Warehouse:
 
 @pytest.fixture(scope="module")
 def samples(warehouse: Warehouse) -> dict:
-    return {key: sample_pages(pages) for key, pages in dataset_pages(warehouse.inputs).items()}
+    return sampled_datasets(dataset_pages(warehouse.inputs))
 
 
 @pytest.fixture(scope="module")
