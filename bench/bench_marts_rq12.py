@@ -29,7 +29,6 @@ deleted first.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pickle
 import shutil
@@ -141,29 +140,17 @@ def run_dbt(home: Path, warehouse: Path, work: Path, with_tests: bool) -> dict:
         raise SystemExit(
             f"dbt build ({name}) failed ({run.returncode}):\n{log.read_text()[-6000:]}"
         )
-    results = json.loads(results_file.read_text())
-    nodes = [
-        {
-            "node": node["unique_id"].split(".", 1)[0] + " " + node["unique_id"].rsplit(".", 1)[1],
-            "seconds": node["execution_time"],
-            "status": node["status"],
-            "message": (node["message"] or "").strip(),
-        }
-        for node in results["results"]
-    ]
+    elapsed, nodes, unbuilt = dbt.node_results(target)
     # a failed test (with tests) does not stop the timing; a model that did not build does
     # (a failing unit test skips its model)
-    unbuilt = [
-        n for n in nodes if n["node"].startswith(("model", "seed")) and n["status"] != "success"
-    ]
     if unbuilt and not with_tests:
         raise SystemExit(f"dbt build ({name}): not built {unbuilt}\n{log.read_text()[-6000:]}")
     return {
         "name": name,
         "seconds": run.seconds,
         "peak": run.peak,
-        "elapsed": results["elapsed_time"],
-        "nodes": sorted(nodes, key=lambda node: -node["seconds"]),
+        "elapsed": elapsed,
+        "nodes": nodes,
         "unbuilt": unbuilt,
         "log": log,
     }

@@ -48,7 +48,7 @@ import pandas as pd
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's packages
-from hostaware.dbt import executable, measure
+from hostaware.dbt import executable, measure, node_results
 from hostaware.paths import PROJECT, dbt_env
 from reference.compare_parquet import compare_parquet
 from reference.lake import committed_files
@@ -169,27 +169,15 @@ def run_dbt(
         raise SystemExit(
             f"dbt build ({name}) failed ({run.returncode}):\n{log.read_text()[-6000:]}"
         )
-    results = json.loads(results_file.read_text())
-    nodes = [
-        {
-            "node": node["unique_id"].split(".", 1)[0] + " " + node["unique_id"].rsplit(".", 1)[1],
-            "seconds": node["execution_time"],
-            "status": node["status"],
-            "message": (node["message"] or "").strip(),
-        }
-        for node in results["results"]
-    ]
-    unbuilt = [
-        n for n in nodes if n["node"].startswith(("model", "seed")) and n["status"] != "success"
-    ]
+    elapsed, nodes, unbuilt = node_results(target)
     return {
         "name": name,
         "warehouse": warehouse,
         "code": run.returncode,
         "seconds": run.seconds,
         "peak": run.peak,
-        "elapsed": results["elapsed_time"],
-        "nodes": sorted(nodes, key=lambda node: -node["seconds"]),
+        "elapsed": elapsed,
+        "nodes": nodes,
         "unbuilt": unbuilt,
         "log": log,
     }

@@ -5,12 +5,13 @@
 process; with ``check`` (the default) a failed dbt raises ``DbtError`` carrying dbt's output.
 A dbt that cannot be started at all always raises ``DbtError``. ``measure`` runs a command
 (a benchmark's dbt build) with its output to a file and reports its wall time and the peak
-memory of its process tree.
+memory of its process tree; ``node_results`` reads a build's per-node times.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from hostaware.paths import PROFILES_DIR, PROJECT, dbt_env
 
-__all__ = ["DBT", "DbtError", "Measured", "executable", "measure", "run"]
+__all__ = ["DBT", "DbtError", "Measured", "executable", "measure", "node_results", "run"]
 
 # The project's dbt (its .venv).
 DBT = PROJECT / ".venv" / "bin" / "dbt"
@@ -160,3 +161,26 @@ def measure(
             time.sleep(interval)
         seconds = time.perf_counter() - started
     return Measured(seconds, peak, child.returncode)
+
+
+def node_results(target: Path) -> tuple[float, list[dict], list[dict]]:
+    """Dbt's ``run_results.json`` under ``target``: its elapsed seconds, nodes and unbuilt.
+
+    Each node: ``node`` ("model name", "test name", ...), ``seconds``, ``status``, ``message``;
+    the nodes slowest first; unbuilt = the models and seeds whose status is not success.
+    """
+    results = json.loads((target / "run_results.json").read_text())
+    nodes = [
+        {
+            "node": node["unique_id"].split(".", 1)[0] + " " + node["unique_id"].rsplit(".", 1)[1],
+            "seconds": node["execution_time"],
+            "status": node["status"],
+            "message": (node["message"] or "").strip(),
+        }
+        for node in results["results"]
+    ]
+    nodes.sort(key=lambda node: -node["seconds"])
+    unbuilt = [
+        n for n in nodes if n["node"].startswith(("model", "seed")) and n["status"] != "success"
+    ]
+    return results["elapsed_time"], nodes, unbuilt

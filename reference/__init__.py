@@ -22,5 +22,6 @@ Modules, by concern:
 * ``depth``: A6 depth policies (water-filling, greedy fills, sample-then-deepen).
 * ``coverage``: A7-A12 coverage vs quality, uncrawled HQ, hidden gems, TLDs, bands.
 * ``plan``: the crawl plan (plan_host_fetch_budget and plan_diversity).
-* ``compare``: a mart against a reference frame, key by key, number by number.
+* ``compare``: a mart against a reference frame, key by key, number by number;
+  ``compare_parquet``: the same inside DuckDB, for the benchmarks' tables of millions of rows.
 """
