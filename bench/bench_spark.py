@@ -2,11 +2,11 @@
 
 Both engines run ``dbt build`` of the models and seeds (no tests) over one lake
 (``--home``/lake, read only) into warehouses of their own under ``--work``: DuckDB through the
-``dev`` target (external plan files under ``<work>/exports``, via a copy of profiles.yml), Spark
+``dev`` target (external plan files under ``<work>/exports``, via ``HOSTAWARE_EXPORTS``), Spark
 through the ``spark`` target from .venv-spark (dbt-spark's session method, ``local[2]`` unless
 HOSTAWARE_SPARK_MASTER says otherwise; its warehouse folder and Derby metastore under
 ``<work>/spark-warehouse``, emptied first). Wall time and peak memory of each process tree
-(bench_marts_rq12's ``run_sampled``), then every model's time from ``run_results.json`` side by
+(``hostaware.dbt.measure``), then every model's time from ``run_results.json`` side by
 side. ``--compare`` then checks every mart of the two builds with
 tests/warehouse/test_spark_matches_duckdb.py (numbers to 1e-9).
 
@@ -30,10 +30,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_marts_rq12 import run_sampled
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's packages
+from hostaware.dbt import DBT, measure
+from hostaware.paths import PROJECT, dbt_env
 
-PROJECT = Path(__file__).resolve().parents[1]
+SPARK_DBT = PROJECT / ".venv-spark" / "bin" / "dbt"
 KENDALL = [
     "int_centrality_quality_hosts_weighted",  # Spark only
     "int_centrality_quality_kendall",  # DuckDB (Python)
@@ -88,21 +89,13 @@ def main() -> int:
         parser.error(f"no lake under {home}")
     work.mkdir(parents=True, exist_ok=True)
     (work / "exports").mkdir(exist_ok=True)
-    profiles = (PROJECT / "profiles.yml").read_text()
-    (work / "profiles.yml").write_text(
-        profiles.replace(
-            "\"{{ env_var('HOSTAWARE_HOME', 'data') }}/exports\"", f'"{work / "exports"}"'
-        )
-    )
-    env = dict(os.environ, HOSTAWARE_HOME=str(home), DBT_PROFILES_DIR=str(work))
+    env = {**os.environ, **dbt_env(home, work / "warehouse.duckdb", exports=work / "exports")}
     env.update(DBT_SEND_ANONYMOUS_USAGE_STATS="false", PYTHONHASHSEED="0")
     env.setdefault("SPARK_CONF_DIR", str(PROJECT / "spark-conf"))  # Spark logs errors only
     env.setdefault("HOSTAWARE_SPARK_DRIVER_MEMORY", args.driver_memory)
     env.setdefault("HOSTAWARE_SPARK_SHUFFLE_PARTITIONS", args.shuffle_partitions)
-    env["WAREHOUSE_PATH"] = str(work / "warehouse.duckdb")
     env["HOSTAWARE_SPARK_WAREHOUSE"] = str(work / "spark-warehouse")
-    engines = {"duckdb": ("dev", PROJECT / ".venv" / "bin" / "dbt"),
-               "spark": ("spark", PROJECT / ".venv-spark" / "bin" / "dbt")}  # fmt: skip
+    engines = {"duckdb": ("dev", DBT), "spark": ("spark", SPARK_DBT)}
     totals, nodes, failures = {}, {}, 0
     for engine in args.engines:
         target, dbt = engines[engine]
@@ -112,7 +105,8 @@ def main() -> int:
             shutil.rmtree(env["HOSTAWARE_SPARK_WAREHOUSE"], ignore_errors=True)
         command = dbt_command(dbt, target, work, not args.without_kendall)
         (work / f"target-{target}" / "run_results.json").unlink(missing_ok=True)
-        seconds, peak, code = run_sampled(command, env, work / f"{engine}.log")
+        run = measure(command, work / f"{engine}.log", env=env)
+        seconds, peak, code = run.seconds, run.peak, run.returncode
         totals[engine] = (seconds, peak)
         nodes[engine], failed = node_times(work, target)
         print(f"{engine}: {seconds:.1f} s, peak {peak / 2**30:.2f} GB", flush=True)

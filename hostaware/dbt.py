@@ -3,20 +3,26 @@
 ``run`` starts dbt in the project folder with the project's profiles, a home and a warehouse
 (``hostaware.paths.dbt_env``), anonymous usage statistics off, and returns dbt's finished
 process; with ``check`` (the default) a failed dbt raises ``DbtError`` carrying dbt's output.
-A dbt that cannot be started at all always raises ``DbtError``.
+A dbt that cannot be started at all always raises ``DbtError``. ``measure`` runs a command
+(a benchmark's dbt build) with its output to a file and reports its wall time and the peak
+memory of its process tree; ``node_results`` reads a build's per-node times.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from hostaware.paths import PROFILES_DIR, PROJECT, dbt_env
 
-__all__ = ["DBT", "DbtError", "executable", "run"]
+__all__ = ["DBT", "DbtError", "Measured", "executable", "measure", "node_results", "run"]
 
 # The project's dbt (its .venv).
 DBT = PROJECT / ".venv" / "bin" / "dbt"
@@ -100,3 +106,81 @@ def run(
     if check and result.returncode != 0:
         raise DbtError(command, result.returncode, (result.stdout + result.stderr).strip())
     return result
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A finished command: its wall seconds, peak memory and exit code.
+
+    Attributes:
+        seconds: wall time from start to exit.
+        peak: the largest RSS of its process tree (summed over the processes), in bytes.
+        returncode: its exit code.
+    """
+
+    seconds: float
+    peak: int
+    returncode: int
+
+
+def _tree_rss(process) -> int:  # a psutil.Process
+    import psutil
+
+    total = 0
+    for member in [process, *process.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            total += member.memory_info().rss
+    return total
+
+
+def measure(
+    command: Sequence[str],
+    log: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path = PROJECT,
+    interval: float = 0.1,
+) -> Measured:
+    """Run ``command`` (dbt, or any process a benchmark times), its output to ``log``.
+
+    The process tree's RSS is summed and sampled every ``interval`` seconds (needs psutil,
+    imported here so that the rest of this module does not).
+    """
+    import psutil
+
+    with log.open("w") as output:
+        started = time.perf_counter()
+        child = subprocess.Popen(
+            list(command), cwd=cwd, env=dict(env or os.environ), stdout=output, stderr=output
+        )
+        watched = psutil.Process(child.pid)
+        peak = 0
+        while child.poll() is None:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                peak = max(peak, _tree_rss(watched))
+            time.sleep(interval)
+        seconds = time.perf_counter() - started
+    return Measured(seconds, peak, child.returncode)
+
+
+def node_results(target: Path) -> tuple[float, list[dict], list[dict]]:
+    """Dbt's ``run_results.json`` under ``target``: its elapsed seconds, nodes and unbuilt.
+
+    Each node: ``node`` ("model name", "test name", ...), ``seconds``, ``status``, ``message``;
+    the nodes slowest first; unbuilt = the models and seeds whose status is not success.
+    """
+    results = json.loads((target / "run_results.json").read_text())
+    nodes = [
+        {
+            "node": node["unique_id"].split(".", 1)[0] + " " + node["unique_id"].rsplit(".", 1)[1],
+            "seconds": node["execution_time"],
+            "status": node["status"],
+            "message": (node["message"] or "").strip(),
+        }
+        for node in results["results"]
+    ]
+    nodes.sort(key=lambda node: -node["seconds"])
+    unbuilt = [
+        n for n in nodes if n["node"].startswith(("model", "seed")) and n["status"] != "success"
+    ]
+    return results["elapsed_time"], nodes, unbuilt

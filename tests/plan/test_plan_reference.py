@@ -1,8 +1,8 @@
 """Reference check of the crawl plan: plan_host_fetch_budget and plan_diversity against Python.
 
-The plan is recomputed here from its population (the rows of int_plan_hosts) with plain loops
-over exact ``fractions.Fraction``s, written from the contract (plan_host_fetch_budget.yml's
-description) rather than from the SQL:
+The plan is recomputed from its population (the rows of int_plan_hosts) by ``reference.plan``
+(numpy and pandas, exact integers for the budgets and random orders), written from the contract
+(plan_host_fetch_budget.yml's description) rather than from the SQL:
 
 * Budget B = ``plan_budget_pages``, or floor(``plan_budget_share`` × Σ known URLs) with the
   share read as the decimal written. prior = Σ sampled HQ pages / Σ sampled pages over the
@@ -37,32 +37,30 @@ name (dbt's manifest holds the database name, the file's stem):
   int_plan_hosts into an otherwise empty warehouse and planned with
   ``plan_host_fetch_budget+``; one has random orders one apart (equal as float64).
 
-Without dbt, the reference must also reproduce the hand-computed rows of the model's yml unit
-tests.
+The hand-computed rows of the model's yml unit tests, without dbt:
+``test_plan_reference_hand_computed.py``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
-PROJECT = Path(__file__).resolve().parents[2]
-VARS = yaml.safe_load((PROJECT / "dbt_project.yml").read_text())["vars"]
-PLAN_YML = PROJECT / "models" / "marts" / "plan" / "plan_host_fetch_budget.yml"
+from hostaware.paths import PROJECT
+from reference.compare import assert_rows_match
+from reference.config import VARS
+from reference.plan import Plan, plan_diversity, plan_host_fetch_budget
+
 ATOL = 1e-9
 
 POPULATION_COLUMNS = [
@@ -102,303 +100,7 @@ DIVERSITY_FLOATS = [
     "representation_ratio",
 ]
 
-# ----------------------------------------------------------------------- the reference
-
-
-@dataclass
-class Walk:
-    """What a plan's walk reached, to check that the settings cover every branch."""
-
-    budget: int
-    exploration: int
-    exploration_left_over: int  # whole pages handed out one each above the level
-    queue_budget: int
-    steps_taken: set[int] = field(default_factory=set)  # steps with a page taken
-    partial_step: int | None = None  # the step of the segment the budget ends inside
-
-
-@dataclass
-class Reference:
-    plan: pd.DataFrame
-    walk: Walk
-
-
-def _fraction_of(value: object) -> Fraction:
-    """A var as the decimal written in YAML (0.1 is 1/10, not the float nearest to it)."""
-    return Fraction(str(value))
-
-
-def _density(host: dict) -> Fraction | None:
-    sampled = int(host["sampled_page_count"])
-    return Fraction(int(host["sampled_hq_page_count"]), sampled) if sampled > 0 else None
-
-
-def water_level(capacities: list[int], pages: int) -> Fraction:
-    """The real level c with Σ min(capacity, c) = pages (0 when there is nothing to spend)."""
-    assert 0 <= pages <= sum(capacities)
-    if pages == 0:
-        return Fraction(0)
-    filled = 0
-    ordered = sorted(capacities)
-    for index, capacity in enumerate(ordered):
-        level = Fraction(pages - filled, len(ordered) - index)
-        if level <= capacity:  # no host left is saturated below this level
-            assert sum(min(Fraction(cap), level) for cap in ordered) == pages
-            return level
-        filled += capacity
-    raise AssertionError("unreachable: pages <= capacity")
-
-
-def reference_plan(population: pd.DataFrame, overrides: dict) -> Reference:
-    """The plan of the contract for ``population`` (int_plan_hosts rows) under the vars."""
-    plan_vars = {**VARS, **overrides}
-    k = int(plan_vars["plan_sample_size"])
-    hosts = [dict(row) for row in population.to_dict("records")]
-    for host in hosts:
-        host["known"] = int(host["known_url_count"])
-        host["order"] = int(host["random_order"])
-        host["density"] = _density(host)
-    total_known = sum(host["known"] for host in hosts)
-
-    if plan_vars["plan_budget_pages"] is not None:
-        budget = int(plan_vars["plan_budget_pages"])
-    else:
-        budget = math.floor(_fraction_of(plan_vars["plan_budget_share"]) * total_known)
-    known_hosts = [host for host in hosts if host["quality_group"] == "known_quality"]
-    sampled = sum(int(host["sampled_page_count"]) for host in known_hosts)
-    sampled_hq = sum(int(host["sampled_hq_page_count"]) for host in known_hosts)
-    prior = Fraction(sampled_hq, sampled) if sampled > 0 else Fraction(0)
-
-    # Exploration: water-filling over the unreliable hosts, then the whole pages left over.
-    explorers = [
-        host
-        for host in hosts
-        if host["quality_group"] == "unreliable_quality" and host["known"] > 0
-    ]
-    exploration = min(
-        math.floor(budget * _fraction_of(plan_vars["plan_exploration_share"])),
-        sum(host["known"] for host in explorers),
-    )
-    level = math.floor(water_level([host["known"] for host in explorers], exploration))
-    explored = {host["surt_host_name"]: min(host["known"], level) for host in explorers}
-    left_over = exploration - sum(explored.values())
-    above_level = sorted((h for h in explorers if h["known"] > level), key=lambda h: h["order"])
-    assert 0 <= left_over <= len(above_level)
-    for host in above_level[:left_over]:
-        explored[host["surt_host_name"]] += 1
-    assert sum(explored.values()) == exploration
-
-    # The queue: (step, order within the step, host, kind, pages).
-    segments: list[tuple[int, tuple, str, str, int]] = []
-    sample_cap = math.floor(budget * _fraction_of(plan_vars["plan_max_sample_share"]))
-    running = 0
-    unknown = sorted(
-        (h for h in hosts if h["quality_group"] == "unknown_quality" and h["known"] > 0),
-        key=lambda h: h["order"],
-    )
-    for host in unknown:
-        pages = min(host["known"], k)
-        running += pages
-        step = 1 if running <= sample_cap else 3
-        segments.append((step, (host["order"],), host["surt_host_name"], "sample", pages))
-        if host["known"] > k:
-            segments.append(
-                (4, (host["order"],), host["surt_host_name"], "deepen", host["known"] - k)
-            )
-    for host in known_hosts:
-        if host["known"] > 0:
-            step = 2 if host["density"] >= prior else 5
-            order = (-host["density"], -host["known"], host["order"])
-            segments.append((step, order, host["surt_host_name"], "deepen", host["known"]))
-    for host in explorers:
-        rest = host["known"] - explored[host["surt_host_name"]]
-        if rest > 0:
-            segments.append((6, (host["order"],), host["surt_host_name"], "explore", rest))
-    segments.sort(key=lambda segment: (segment[0], segment[1]))
-
-    walk = Walk(budget, exploration, left_over, budget - exploration)
-    taken = {host["surt_host_name"]: {"sample": 0, "deepen": 0, "explore": 0} for host in hosts}
-    budget_left = budget - exploration
-    for step, _, name, kind, pages in segments:
-        take = min(pages, max(budget_left, 0))
-        if take > 0:
-            walk.steps_taken.add(step)
-        if 0 < take < pages:
-            walk.partial_step = step
-        taken[name][kind] += take
-        budget_left -= pages
-
-    rows = []
-    for host in hosts:
-        name = host["surt_host_name"]
-        pages_sampled = taken[name]["sample"]
-        pages_deepened = taken[name]["deepen"]
-        pages_explored = explored.get(name, 0) + taken[name]["explore"]
-        pages = pages_sampled + pages_deepened + pages_explored
-        if host["quality_group"] == "known_quality":
-            estimate = host["density"]
-        elif host["quality_group"] == "unreliable_quality":
-            estimate = host["density"] if host["density"] is not None else prior
-        else:
-            estimate = prior
-        if pages == 0:
-            phase = "skip"
-        elif host["quality_group"] == "unreliable_quality":
-            phase = "explore"
-        elif pages_deepened > 0:
-            phase = "deepen"
-        else:
-            phase = "sample"
-        rows.append(
-            {
-                "surt_host_name": name,
-                "phase": phase,
-                "quality_group": host["quality_group"],
-                "language_stratum": host.get("language_stratum"),
-                "tld_macro_category": host.get("tld_macro_category"),
-                "known_url_count": host["known"],
-                "sampled_page_count": int(host["sampled_page_count"]),
-                "sampled_hq_density": _float(host["density"]),
-                "hq_density_estimate": _float(estimate),
-                "pages_sampled": pages_sampled,
-                "pages_deepened": pages_deepened,
-                "pages_explored": pages_explored,
-                "pages_to_fetch": pages,
-                "expected_hq": _float(None if estimate is None else pages * estimate),
-            }
-        )
-    return Reference(pd.DataFrame(rows), walk)
-
-
-def _float(value: Fraction | None) -> float:
-    return math.nan if value is None else float(value)
-
-
-def reference_diversity(plan: pd.DataFrame) -> pd.DataFrame:
-    """plan_diversity by a pandas groupby of the plan's hosts with known URLs."""
-    population = plan[plan["known_url_count"] > 0].assign(
-        is_planned=lambda frame: frame["pages_to_fetch"] > 0
-    )
-    frames = []
-    for dimension in ("language_stratum", "tld_macro_category"):
-        grouped = population.groupby(dimension, dropna=False).agg(
-            population_host_count=("surt_host_name", "size"),
-            plan_host_count=("is_planned", "sum"),
-            known_url_count=("known_url_count", "sum"),
-            plan_page_count=("pages_to_fetch", "sum"),
-            expected_hq=("expected_hq", "sum"),
-        )
-        totals = grouped.sum()
-
-        def share(column: str, totals: pd.Series = totals, grouped: pd.DataFrame = grouped):
-            total = totals[column]
-            return grouped[column] / total if total != 0 else np.nan
-
-        grouped["population_host_share"] = share("population_host_count")
-        grouped["plan_host_share"] = share("plan_host_count")
-        grouped["host_coverage"] = grouped["plan_host_count"] / grouped["population_host_count"]
-        grouped["plan_page_share"] = share("plan_page_count")
-        grouped["expected_hq_share"] = share("expected_hq")
-        grouped["representation_ratio"] = (
-            grouped["plan_host_share"] / grouped["population_host_share"]
-        )
-        frames.append(grouped.reset_index(names="dimension_value").assign(dimension=dimension))
-    return pd.concat(frames, ignore_index=True)
-
-
 # ----------------------------------------------------------------------- comparison
-
-
-def _objects(values: Iterable) -> list:
-    """Python values with SQL nulls (None, NaN, pd.NA) as None."""
-    out = []
-    for value in values:
-        if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-            out.append(None)
-        else:
-            out.append(value.item() if isinstance(value, np.generic) else value)
-    return out
-
-
-def assert_rows_match(
-    label: str,
-    actual: pd.DataFrame,
-    expected: pd.DataFrame,
-    keys: list[str],
-    strings: list[str],
-    integers: list[str],
-    floats: list[str],
-) -> dict[str, float]:
-    """Same keys once each; strings and integers equal; floats within ATOL (nulls equal).
-
-    Returns the largest absolute difference per float column.
-    """
-    actual = actual.set_index(keys)
-    expected = expected.set_index(keys)
-    assert not actual.index.duplicated().any(), f"{label}: duplicate keys in the model"
-    only_model = sorted(set(actual.index) - set(expected.index), key=str)
-    only_reference = sorted(set(expected.index) - set(actual.index), key=str)
-    assert not only_model and not only_reference, (
-        f"{label}: keys only in the model {only_model[:5]}, only in the reference "
-        f"{only_reference[:5]}"
-    )
-    actual = actual.loc[expected.index]
-    problems: list[str] = []
-    largest: dict[str, float] = {}
-    for column in strings + integers:
-        for key, got, want in zip(
-            expected.index, _objects(actual[column]), _objects(expected[column]), strict=True
-        ):
-            if column in integers and (got is None or int(got) != got):
-                problems.append(f"{column} at {key}: model {got!r} is not an integer")
-            elif got != want:
-                problems.append(f"{column} at {key}: model {got!r}, reference {want!r}")
-    for column in floats:
-        largest[column] = 0.0
-        for key, got, want in zip(
-            expected.index, _objects(actual[column]), _objects(expected[column]), strict=True
-        ):
-            if got is None or want is None:
-                if got is not want:
-                    problems.append(f"{column} at {key}: model {got!r}, reference {want!r}")
-                continue
-            difference = abs(float(got) - float(want))
-            largest[column] = max(largest[column], difference)
-            if not difference <= ATOL:
-                problems.append(f"{column} at {key}: model {got!r}, reference {want!r}")
-    assert not problems, f"{label}: {len(problems)} differences\n" + "\n".join(problems[:20])
-    return largest
-
-
-# ----------------------------------------------------------------------- without dbt
-
-
-def test_reference_reproduces_the_hand_computed_unit_tests() -> None:
-    """The reference gives the rows the model's yml unit tests computed by hand."""
-    unit_tests = yaml.safe_load(PLAN_YML.read_text())["unit_tests"]
-    assert unit_tests
-    for unit_test in unit_tests:
-        (given,) = unit_test["given"]
-        population = pd.DataFrame(given["rows"])
-        reference = reference_plan(population, unit_test["overrides"]["vars"]).plan
-        expected = pd.DataFrame(unit_test["expect"]["rows"])
-        columns = [column for column in expected.columns if column != "surt_host_name"]
-        assert_rows_match(
-            unit_test["name"],
-            reference[["surt_host_name", *columns]],
-            expected,
-            ["surt_host_name"],
-            strings=[column for column in columns if column == "phase"],
-            integers=[column for column in columns if column.startswith("pages_")],
-            floats=[column for column in columns if column == "expected_hq"],
-        )
-
-
-def test_water_level_splits_evenly_below_the_saturated_hosts() -> None:
-    assert water_level([1, 3, 10], 6) == Fraction(5, 2)
-    assert water_level([1, 1, 2, 2, 2, 5, 5, 7, 100], 12) == Fraction(10, 7)
-    assert water_level([4, 4], 8) == 4
-    assert water_level([], 0) == 0
 
 
 # ----------------------------------------------------------------------- the dbt runs
@@ -602,7 +304,7 @@ class PlanRun:
     parquet: pd.DataFrame  # exports/plan_host_fetch_budget.parquet
     csv: pd.DataFrame  # exports/plan_host_fetch_budget_csv.csv
     diversity: pd.DataFrame  # plan_diversity
-    reference: Reference
+    reference: Plan
 
 
 def _tiny_vars(overrides: dict, known: int) -> dict:
@@ -652,7 +354,7 @@ def _read_run(name: str, overrides: dict, home: Path) -> PlanRun:
     csv = pd.read_csv(
         exports / "plan_host_fetch_budget_csv.csv", keep_default_na=False, na_values=[""]
     )
-    reference = reference_plan(population, overrides)
+    reference = plan_host_fetch_budget(population, overrides)
     return PlanRun(name, overrides, population, parquet, csv, diversity, reference)
 
 
@@ -777,7 +479,7 @@ def test_plan_diversity_matches_a_groupby_of_the_reference(
     assert_rows_match(
         f"{name} diversity",
         run.diversity,
-        reference_diversity(run.reference.plan),
+        plan_diversity(run.reference.plan),
         ["dimension", "dimension_value"],
         [],
         DIVERSITY_INTEGERS,

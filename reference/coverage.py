@@ -1,0 +1,290 @@
+"""A7-A12 RQ4 coverage vs quality per crawl (docs/definitions.md A7-A12).
+
+Per crawl and host-index row: coverage = least(fetched/known, 1) (known > 0 and fetched known);
+uncrawled = greatest(known − fetched, 0); from the annotations (page level where the crawl has
+page-level ones, HQ by the profile's rule; else each host-level annotation: density 1 in
+GneissWeb, else 0, no page counts) the HQ density q. A host is analysed when its coverage is
+known and it has ≥ ``rq4_min_annotated_pages`` annotated pages (a host-level annotation
+counts); est. uncrawled HQ = uncrawled·q. Flags over the analysed hosts: low coverage
+(< ``low_coverage_threshold``), below the crawl's median coverage, top-decile q (≥ the
+``top_quality_quantile`` quantile), hidden gem = both. A7: Spearman of coverage against q and
+against each classifier's host median; A8: the per-crawl summary; hidden gems by est.
+uncrawled HQ; A9: per TLD (last label) its host share, missed share and their ratio; and
+the uncrawled HQ per tenth of coverage. A null count is unknown, not zero.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from reference.config import ANNOTATION_PROFILES, REGISTRY, VARS
+from reference.hosts import host_classifier_stats
+from reference.lake import HOST_CRAWL_COLUMNS, Inputs
+from reference.samples import pages_flagged
+from reference.stats import quantile_cont, spearman
+
+__all__ = [
+    "ANNOTATION_SIGNAL",
+    "FLAGS",
+    "HIDDEN_GEM_COLUMNS",
+    "coverage_quality_correlation",
+    "hidden_gems",
+    "host_crawl_annotations",
+    "host_crawls",
+    "missed_hq_by_tld",
+    "uncrawled_hq_by_coverage_band",
+    "uncrawled_hq_summary",
+]
+
+ANNOTATION_SIGNAL = ("annotations", "crawl_annotations")  # its signal and signal_source
+FLAGS = ["is_low_coverage", "is_below_median_coverage", "is_top_decile_quality", "is_hidden_gem"]
+HIDDEN_GEM_COLUMNS = [
+    "crawl",
+    "gem_rank",
+    "surt_host_name",
+    "url_host_tld",
+    "known_url_count",
+    "fetched_url_count",
+    "coverage_rate",
+    "annotated_page_count",
+    "hq_page_count",
+    "hq_density",
+    "est_uncrawled_hq",
+]
+_ANNOTATED = ["annotation_level", "annotated_page_count", "hq_page_count", "hq_density"]
+
+
+def host_crawl_annotations(
+    inputs: Inputs, profile: str | None = VARS["annotation_profile"]
+) -> pd.DataFrame:
+    """Per (crawl, surt_host_name): annotation_level, annotated and HQ pages, HQ density.
+
+    Raises:
+        ValueError: a host-level row of a page-level profile, or two of one host and crawl.
+    """
+    pages = pages_flagged(inputs, profile)
+    paged = pages.groupby(["crawl", "surt_host_name"], sort=True)["is_hq"].agg(["size", "sum"])
+    paged = pd.DataFrame(
+        {
+            "annotation_level": "page",
+            "annotated_page_count": paged["size"].astype(float),
+            "hq_page_count": paged["sum"].astype(float),
+            "hq_density": paged["sum"] / paged["size"],
+        }
+    )
+    hosts = inputs.host_annotations
+    levels = ANNOTATION_PROFILES.reindex(hosts["annotation_profile"])["annotation_level"]
+    if not (levels == "host").all():
+        raise ValueError("host annotations under a profile that is not host level")
+    hosts = hosts[~hosts["crawl"].isin(set(pages["crawl"]))]
+    if hosts.duplicated(["crawl", "surt_host_name"]).any():
+        raise ValueError("two host-level annotations of one host and crawl")
+    flag = hosts["in_gneissweb"].map(lambda value: float(bool(value)) if pd.notna(value) else 0.0)
+    leveled = pd.DataFrame(
+        {
+            "annotation_level": "host",
+            "annotated_page_count": np.nan,
+            "hq_page_count": np.nan,
+            "hq_density": flag.to_numpy(float),
+        },
+        index=pd.MultiIndex.from_frame(hosts[["crawl", "surt_host_name"]]),
+    )
+    return pd.concat([paged, leveled])[_ANNOTATED]
+
+
+def host_crawls(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
+    """fct_host_crawls: every host-index row, its annotations and the crawl-level flags.
+
+    Besides the mart's columns: coverage_median and hq_density_top_cutoff of its crawl.
+    """
+    config = config or VARS
+    fetched_column = config.get("rq4_fetched_count", "fetched_url_count")
+    hosts = inputs.host_crawls[HOST_CRAWL_COLUMNS].copy()
+    if fetched_column != "fetched_url_count":
+        hosts["fetched_url_count"] = inputs.host_crawls[fetched_column]
+    annotated = host_crawl_annotations(inputs, config["annotation_profile"])
+    hosts = hosts.join(annotated, on=["crawl", "surt_host_name"])
+    hosts["annotated_page_count"] = hosts["annotated_page_count"].where(
+        hosts["annotation_level"].notna(), 0.0
+    )
+    hosts["hq_page_count"] = hosts["hq_page_count"].where(hosts["annotation_level"].notna(), 0.0)
+    hosts["annotation_level"] = hosts["annotation_level"].astype(object)
+    hosts["annotation_level"] = hosts["annotation_level"].where(
+        hosts["annotation_level"].notna(), None
+    )
+    known = hosts["known_url_count"].astype(float).to_numpy()
+    fetched = hosts["fetched_url_count"].astype(float).to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        covered = (known > 0) & ~np.isnan(fetched)
+        hosts["coverage_rate"] = np.where(covered, np.minimum(fetched / known, 1.0), np.nan)
+        hosts["uncrawled_url_count"] = np.maximum(known - fetched, 0.0)  # NaN stays NaN
+    enough = (hosts["annotation_level"] == "host") | (
+        hosts["annotated_page_count"] >= config["rq4_min_annotated_pages"]
+    )
+    hosts["is_analysed"] = covered & enough.to_numpy()
+    hosts["est_uncrawled_hq"] = np.where(
+        hosts["is_analysed"], hosts["uncrawled_url_count"] * hosts["hq_density"], np.nan
+    )
+    hosts["coverage_median"] = np.nan
+    hosts["hq_density_top_cutoff"] = np.nan
+    for flag in FLAGS:
+        hosts[flag] = None
+    low = float(config["low_coverage_threshold"])
+    for _, crawl_hosts in hosts.groupby("crawl", sort=True):
+        analysed = crawl_hosts[crawl_hosts["is_analysed"]]
+        median = quantile_cont(analysed["coverage_rate"].to_numpy(float), 0.5)
+        cutoff = quantile_cont(
+            analysed["hq_density"].to_numpy(float), float(config["top_quality_quantile"])
+        )
+        hosts.loc[crawl_hosts.index, ["coverage_median", "hq_density_top_cutoff"]] = (
+            median,
+            cutoff,
+        )
+        below = analysed["coverage_rate"] < median
+        top = analysed["hq_density"] >= cutoff
+        for flag, values in zip(
+            FLAGS, (analysed["coverage_rate"] < low, below, top, below & top), strict=True
+        ):
+            hosts.loc[analysed.index, flag] = values.astype(object)
+    return hosts.reset_index(drop=True)
+
+
+def _share(part: float, total: float) -> float:
+    return part / total if total else math.nan
+
+
+def uncrawled_hq_summary(
+    inputs: Inputs, hosts: pd.DataFrame, config: dict | None = None
+) -> pd.DataFrame:
+    """rpt_uncrawled_hq_summary: one row per crawl of the host index."""
+    config = config or VARS
+    annotated = host_crawl_annotations(inputs, config["annotation_profile"]).index.to_frame()
+    rows = []
+    for crawl, crawl_hosts in hosts.groupby("crawl", sort=True):
+        analysed = crawl_hosts[crawl_hosts["is_analysed"]]
+        estimate = analysed["est_uncrawled_hq"]
+        total = float(estimate.sum())  # no analysed host: nothing missed
+        chosen = {flag: analysed[flag].astype(bool) for flag in FLAGS}
+        with_hq = chosen["is_low_coverage"] & (analysed["hq_density"] > 0)
+        of_crawl = set(annotated.loc[annotated["crawl"] == crawl, "surt_host_name"])
+        missing = of_crawl - set(crawl_hosts["surt_host_name"])
+        gems = int(chosen["is_hidden_gem"].sum())
+        rows.append(
+            {
+                "crawl": crawl,
+                "analysed_host_count": len(analysed),
+                "total_est_uncrawled_hq": total,
+                "coverage_median": crawl_hosts["coverage_median"].iloc[0],
+                "hq_density_top_cutoff": crawl_hosts["hq_density_top_cutoff"].iloc[0],
+                "low_coverage_host_count": int(chosen["is_low_coverage"].sum()),
+                "low_coverage_hq_share": _share(estimate[chosen["is_low_coverage"]].sum(), total),
+                "below_median_coverage_host_count": int(chosen["is_below_median_coverage"].sum()),
+                "below_median_coverage_hq_share": _share(
+                    estimate[chosen["is_below_median_coverage"]].sum(), total
+                ),
+                "hidden_gem_count": gems,
+                "hidden_gem_host_share": gems / len(analysed) if len(analysed) else math.nan,
+                "hidden_gem_hq_share": _share(estimate[chosen["is_hidden_gem"]].sum(), total),
+                "low_coverage_with_hq_host_count": int(with_hq.sum()),
+                "low_coverage_with_hq_hq_share": _share(estimate[with_hq].sum(), total),
+                "annotated_hosts_missing_from_host_index": len(missing),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def hidden_gems(hosts: pd.DataFrame) -> pd.DataFrame:
+    """rpt_hidden_gems: per crawl, the gems by est. uncrawled HQ (ties by host name)."""
+    gems = hosts[hosts["is_hidden_gem"].eq(True)]
+    gems = gems.sort_values(
+        ["crawl", "est_uncrawled_hq", "surt_host_name"], ascending=[True, False, True]
+    )
+    gems = gems.assign(gem_rank=gems.groupby("crawl").cumcount() + 1)
+    return gems[HIDDEN_GEM_COLUMNS].reset_index(drop=True)
+
+
+def missed_hq_by_tld(hosts: pd.DataFrame) -> pd.DataFrame:
+    """rpt_missed_hq_by_tld: per crawl and TLD (a null TLD is a group of its own)."""
+    analysed = hosts[hosts["is_analysed"]]
+    grouped = analysed.groupby(["crawl", "url_host_tld"], dropna=False, sort=True)
+    result = grouped["est_uncrawled_hq"].agg(["size", "sum"]).reset_index()
+    crawl_hosts = analysed.groupby("crawl").size()
+    totals = analysed.groupby("crawl")["est_uncrawled_hq"].sum()
+    result["host_share"] = result["size"] / result["crawl"].map(crawl_hosts)
+    total = result["crawl"].map(totals)
+    result["missed_share"] = (result["sum"] / total).where(total != 0)
+    result["over_representation"] = result["missed_share"] / result["host_share"]
+    result["url_host_tld"] = result["url_host_tld"].astype(object)
+    result["url_host_tld"] = result["url_host_tld"].where(result["url_host_tld"].notna(), None)
+    result = result.rename(columns={"size": "host_count", "sum": "est_uncrawled_hq"})
+    columns = ["crawl", "url_host_tld", "host_count", "host_share", "est_uncrawled_hq"]
+    return result[[*columns, "missed_share", "over_representation"]]
+
+
+def uncrawled_hq_by_coverage_band(hosts: pd.DataFrame) -> pd.DataFrame:
+    """rpt_uncrawled_hq_by_coverage_band: per crawl and tenth of coverage with a host."""
+    analysed = hosts[hosts["is_analysed"] & hosts["coverage_rate"].notna()]
+    band = np.minimum(np.floor(analysed["coverage_rate"].to_numpy(float) * 10), 9)
+    grouped = analysed.assign(band=band).groupby(["crawl", "band"], sort=True)
+    result = grouped["est_uncrawled_hq"].agg(["size", "sum"]).reset_index()
+    totals = hosts[hosts["is_analysed"]].groupby("crawl")["est_uncrawled_hq"].sum()
+    total = result["crawl"].map(totals)
+    return pd.DataFrame(
+        {
+            "crawl": result["crawl"],
+            "coverage_band_lower": result["band"] / 10,
+            "coverage_band_upper": (result["band"] + 1) / 10,
+            "host_count": result["size"],
+            "est_uncrawled_hq": result["sum"],
+            "hq_share": (result["sum"] / total).where(total != 0),
+        }
+    )
+
+
+def coverage_quality_correlation(
+    inputs: Inputs,
+    hosts: pd.DataFrame,
+    config: dict | None = None,
+    stats: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """rpt_coverage_quality_correlation: per crawl, signal and minimum of annotated pages.
+
+    A host annotated at host level counts as one annotated page; a signal without a host has
+    no row. ``stats``, when given, is ``host_classifier_stats(inputs)``.
+    """
+    config = config or VARS
+    stats = host_classifier_stats(inputs, config) if stats is None else stats
+    stats = stats[stats["doc_count"] >= config["min_docs_per_host"]]
+    medians = {
+        classifier: stats.loc[stats["classifier"] == classifier].set_index("surt_host_name")[
+            "quality_score_median"
+        ]
+        for classifier in sorted(REGISTRY["classifier"])
+    }
+    rows = []
+    for crawl, crawl_hosts in hosts.groupby("crawl", sort=True):
+        pages = crawl_hosts["annotated_page_count"].fillna(1)
+        for minimum in config["coverage_quality_min_annotated_pages"]:
+            analysed = crawl_hosts[crawl_hosts["is_analysed"] & (pages >= minimum)]
+            coverage = analysed.set_index("surt_host_name")["coverage_rate"]
+            pairs = {ANNOTATION_SIGNAL: (coverage, analysed["hq_density"])}
+            for classifier, median in medians.items():
+                common = median.index.intersection(coverage.index)
+                pairs[(classifier, "classified_sample")] = (coverage[common], median[common])
+            for (signal, source), (x, y) in pairs.items():
+                if not len(x):
+                    continue
+                rows.append(
+                    {
+                        "crawl": crawl,
+                        "signal": signal,
+                        "min_annotated_pages": minimum,
+                        "signal_source": source,
+                        "host_count": len(x),
+                        "spearman_rho": spearman(x.to_numpy(float), y.to_numpy(float)),
+                    }
+                )
+    return pd.DataFrame(rows)
