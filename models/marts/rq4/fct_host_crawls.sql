@@ -1,5 +1,4 @@
-{#- docs/definitions.md §5 (Open choices) #13: which count of the host index is
-    "fetched" -#}
+{#- docs/definitions.md §5 (Open choices) #13: the host index's "fetched" count -#}
 {%- set fetched = 'host_crawls.' ~ var('rq4_fetched_count') %}
 
 with
@@ -110,8 +109,7 @@ host_crawls_flagged as (
         host_crawls_annotated.annotated_page_count,
         host_crawls_annotated.hq_page_count,
         host_crawls_annotated.hq_density,
-        -- docs/definitions.md §3.4 (How Common Crawl allocates its budget): the pages
-        -- not fetched are assumed as dense in HQ as those fetched
+        -- unfetched pages as dense in HQ as fetched ones (docs/definitions.md §3.4)
         case
             when host_crawls_annotated.is_analysed
                 then
