@@ -212,3 +212,18 @@
 {% macro spark__list_literal(values) -%}
     array({{ values | join(', ') }})
 {%- endmacro %}
+
+{# kendall_taus_model(): the name of the model holding the Kendall statistics: the
+   Python model on DuckDB, its SQL twin on Spark (dbt-spark runs no Python models in a
+   session). For `ref(kendall_taus_model())`. #}
+{% macro kendall_taus_model() -%}
+    {{ return(adapter.dispatch('kendall_taus_model')()) }}
+{%- endmacro %}
+
+{% macro default__kendall_taus_model() -%}
+    {{ return('int_centrality_quality_kendall') }}
+{%- endmacro %}
+
+{% macro spark__kendall_taus_model() -%}
+    {{ return('int_centrality_quality_kendall_spark') }}
+{%- endmacro %}

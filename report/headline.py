@@ -285,7 +285,11 @@ def headline_rows(marts: Marts) -> list[HeadlineRow]:
 def format_headline(rows: list[HeadlineRow], report_path: str | None = None) -> str:
     """The headline table as text, then the report's path."""
     table = text_table(HEADER, [(row.analysis, row.paper, row.here) for row in rows])
-    lines = ["Headline numbers: the paper (SPEC §2.2) beside this warehouse", "", table]
+    lines = [
+        "Headline numbers: the paper (docs/definitions.md §2.2) beside this warehouse",
+        "",
+        table,
+    ]
     if report_path:
         lines += ["", f"report: {report_path}"]
     return "\n".join(lines)

@@ -125,7 +125,7 @@ def _figure_html(figure: ReportFigure) -> str:
 
 def _headline_html(rows: list[HeadlineRow]) -> str:
     table = ReportTable(
-        "The paper's headline numbers (SPEC §2.2) beside this warehouse's.",
+        "The paper's headline numbers (docs/definitions.md §2.2) beside this warehouse's.",
         HEADER,
         [(row.analysis, row.paper, row.here) for row in rows],
     )
@@ -177,7 +177,7 @@ def render_html(warehouse: str, results: list[SectionResult], headline: list[Hea
         parts.append("</section>")
     parts += [
         '<footer class="source"><p>Written by <code>python -m report</code>. Reference values: '
-        "<code>report/paper.py</code> (SPEC §2.2).</p></footer>",
+        "<code>report/paper.py</code> (docs/definitions.md §2.2, Headline numbers).</p></footer>",
         "</body>",
         "</html>",
         "",

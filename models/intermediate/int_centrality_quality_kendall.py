@@ -140,7 +140,6 @@ def _defined(value: float) -> float | None:
 
 def model(dbt, session):
     """Kendall's tau-b and weighted tau of each stratum's centrality-quality pairs."""
-    dbt.config(materialized="table")
     pairs = dbt.ref("int_centrality_quality_pairs")
     keys = ", ".join(KEYS)
     names = ", ".join(f"any_value({name}) as {name}" for name in NAMES)

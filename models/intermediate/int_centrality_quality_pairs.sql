@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 with
 
 host_universe as (

@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 with
 
 -- read twice (names, ranks): not materialized, as scanning the table twice is cheaper

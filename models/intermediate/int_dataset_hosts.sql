@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 with
 
 hosts_profiled as (
@@ -56,8 +54,9 @@ dataset_hosts_keyed as (
 
         ---------- numerics
         dataset_hosts.hc_val,
-        -- ties of the greedy orders are broken by the md5 of the host (SPEC A4), as a
-        -- number: cheaper to sort than its hex text
+        -- ties of the greedy orders are broken by the md5 of the host
+        -- (docs/definitions.md A4 (RQ2 host orderings)), as a number: cheaper to sort
+        -- than its hex text
         {{ md5_number('dataset_hosts.surt_host_name') }} as tie_breaker
 
     from dataset_hosts

@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 {#- `| int`: the linter renders var() as the var's name -#}
 {%- set seeds = range(1, (var('sample_seeds') | int) + 1) %}
 
@@ -40,8 +38,9 @@ dataset_pages as (
     where pages_flagged.crawl = '{{ var("fullcrawl_crawl") }}'
 ),
 
--- A page's place in each seed's sample of its host (SPEC §4.0, A5): the host's pages in
--- order of md5(doc_id || ':' || seed), as a number; position 1 is sampled first.
+-- A page's place in each seed's sample of its host (docs/definitions.md §4.0
+-- (Conventions) and A5 (RQ3 k-sample predictiveness)): the host's pages in order of
+-- md5(doc_id || ':' || seed), as a number; position 1 is sampled first.
 pages_sampled as (
     select
         ---------- ids

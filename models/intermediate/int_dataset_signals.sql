@@ -15,8 +15,9 @@ fullcrawl_profiles as (
     where pages_flagged.crawl = '{{ var("fullcrawl_crawl") }}'
 ),
 
--- RQ3's two datasets (SPEC A5): the classified sample, scored by every registry
--- classifier, and the full crawl, whose pages carry their annotation profile's flag.
+-- RQ3's two datasets (docs/definitions.md A5 (RQ3 k-sample predictiveness)): the
+-- classified sample, scored by every registry classifier, and the full crawl, whose
+-- pages carry their annotation profile's flag.
 dataset_signals as (
     select
         ---------- ids

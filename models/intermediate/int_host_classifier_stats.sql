@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 with
 
 document_scores_flagged as (

@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 with
 
 pages_flagged as (
@@ -10,8 +8,9 @@ host_annotations as (
     select * from {{ ref('stg_annotations__hosts') }}
 ),
 
--- SPEC A7: a host's HQ density in a crawl is the share of its annotated pages that are
--- high quality (each page under its profile's rule).
+-- docs/definitions.md A7 (RQ4 coverage vs quality): a host's HQ density in a crawl is
+-- the share of its annotated pages that are high quality (each page under its profile's
+-- rule).
 page_level as (
     select
         pages_flagged.crawl,

@@ -8,7 +8,8 @@ hosts_profiled as (
     select * from {{ ref('int_hosts_profiled') }}
 ),
 
--- U_c (SPEC §4.0): enough classified pages, and a node of the graph release.
+-- U_c (docs/definitions.md §4.0 (Conventions)): enough classified pages, and a node of
+-- the graph release.
 host_universe as (
     select
         ---------- ids

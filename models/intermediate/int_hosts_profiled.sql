@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 with
 
 documents as (
@@ -60,8 +58,7 @@ hosts_profiled as (
         hosts_from_documents.url_host_registered_domain,
         hosts_from_documents.url_host_tld,
         hosts_from_documents.url_host_registry_suffix,
-        coalesce(suffix_categories.tld_macro_category, 'other_generic')
-            as tld_macro_category,
+        suffix_categories.tld_macro_category,
         case
             when
                 hosts_from_documents.english_doc_share
@@ -87,7 +84,7 @@ hosts_profiled as (
     left join suffix_categories
         on
             hosts_from_documents.url_host_registry_suffix
-            = suffix_categories.url_host_registry_suffix
+            is not distinct from suffix_categories.url_host_registry_suffix
     left join graph_release_ranks
         on hosts_from_documents.surt_host_name = graph_release_ranks.surt_host_name
     left join sample_crawl_hosts

@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 {%- set sample_size = var('plan_sample_size') | int %}
 
 with
@@ -54,8 +52,7 @@ plan_hosts as (
         ---------- strings
         plan_crawl_hosts.url_host_tld,
         plan_crawl_hosts.url_host_registry_suffix,
-        coalesce(suffix_categories.tld_macro_category, 'other_generic')
-            as tld_macro_category,
+        suffix_categories.tld_macro_category,
         coalesce(hosts_profiled.language_stratum, 'unknown') as language_stratum,
         case
             when
@@ -82,7 +79,7 @@ plan_hosts as (
     left join suffix_categories
         on
             plan_crawl_hosts.url_host_registry_suffix
-            = suffix_categories.url_host_registry_suffix
+            is not distinct from suffix_categories.url_host_registry_suffix
     left join hosts_profiled
         on plan_crawl_hosts.surt_host_name = hosts_profiled.surt_host_name
     left join sampled_quality

@@ -109,7 +109,7 @@ def icc_section(marts: Marts) -> SectionContent:
             ReportTable(
                 caption(
                     "Table 8: ICC(1) per classifier and threshold, with the variance-ratio "
-                    "sensitivity (SPEC A2)",
+                    "sensitivity (docs/definitions.md A2)",
                     versus(fmt_range(at_three), PAPER_ICC),
                 ),
                 header,

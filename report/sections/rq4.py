@@ -108,7 +108,8 @@ def summary_section(marts: Marts) -> SectionContent:
     ]
     table = ReportTable(
         caption(
-            "Uncrawled HQ pages per crawl and the candidate under-crawled host sets (SPEC A12); "
+            "Uncrawled HQ pages per crawl and the candidate under-crawled host sets "
+            "(docs/definitions.md A12); "
             f"the paper puts {fmt_share(paper.UNDER_CRAWLED_HQ_SHARE)} on "
             f"{fmt_count(paper.UNDER_CRAWLED_HOST_COUNT)} under-crawled hosts without defining "
             f"them; here in {crawl}",
@@ -367,7 +368,8 @@ def hidden_gems_section(marts: Marts) -> SectionContent:
     ]
     table = ReportTable(
         caption(
-            f"Hidden gems of {crawl} (below-median coverage, top-decile HQ density; SPEC §3.4), "
+            f"Hidden gems of {crawl} (below-median coverage, top-decile HQ density; "
+            "docs/definitions.md §2.1), "
             f"the top {len(rows)} of {fmt_count(counts['gem_count'])} by estimated uncrawled HQ "
             f"pages ({fmt_count(round(counts['est_uncrawled_hq'], 1))} in all)"
         ),

@@ -2,7 +2,6 @@
     the Kendall statistics (int_centrality_quality_kendall_spark). A table of its own
     because five parts of that model read it, and Spark would recompute the three window
     sorts of a shared CTE for each. -#}
-{{ config(materialized='table') }}
 
 with
 

@@ -4,12 +4,9 @@ centrality_quality_spearman as (
     select * from {{ ref('int_centrality_quality_spearman') }}
 ),
 
--- a Python model on DuckDB, its SQL twin on Spark (dbt-spark runs no Python models)
+-- a Python model on DuckDB, its SQL twin on Spark (macros/dialect.sql)
 centrality_quality_kendall as (
-    select * from {{ ref(
-        'int_centrality_quality_kendall_spark' if target.type == 'spark'
-        else 'int_centrality_quality_kendall'
-    ) }}
+    select * from {{ ref(kendall_taus_model()) }}
 ),
 
 -- The SQL statistics and the Python ones, computed side by side, in one table.

@@ -107,7 +107,8 @@ host_quality_icc as (
         / nullif(mean_squares.msb + (mean_squares.n0 - 1) * mean_squares.msw, 0)
             as icc1,
         mean_squares.msb / nullif(mean_squares.msw, 0) as f_stat,
-        -- sensitivity: the share of score variance between host means (SPEC A2)
+        -- sensitivity: the share of score variance between host means
+        -- (docs/definitions.md A2 (ICC(1)))
         mean_squares.ssb
         / nullif(mean_squares.ssb + mean_squares.ssw, 0) as icc_variance_ratio
 

@@ -1,4 +1,4 @@
-{#- SPEC §5 #13: which count of the host index is "fetched" -#}
+{#- docs/definitions.md §5 (Open choices) #13: the host index's "fetched" count -#}
 {%- set fetched = 'host_crawls.' ~ var('rq4_fetched_count') %}
 
 with
@@ -11,11 +11,11 @@ host_crawl_annotations as (
     select * from {{ ref('int_host_crawl_annotations') }}
 ),
 
--- SPEC A7: coverage from the crawler's own log (known = nutch_numRecords,
--- fetched = nutch_fetched), quality from the annotations of the same crawl (page
--- level, else the host-level flag). More fetched than known is impossible
--- (numRecords sums the HostDb's statuses): the ingest nulls such a pair with a
--- counted reason; the cap at 1 only bounds a lake written by other means.
+-- docs/definitions.md A7 (RQ4 coverage vs quality): coverage from the crawler's own log
+-- (known = nutch_numRecords, fetched = nutch_fetched), quality from the annotations of
+-- the same crawl (page level, else the host-level flag). More fetched than known is
+-- impossible (numRecords sums the HostDb's statuses): the ingest nulls such a pair with
+-- a counted reason; the cap at 1 only bounds a lake written by other means.
 host_crawls_annotated as (
     select
         host_crawls.crawl,
@@ -109,7 +109,7 @@ host_crawls_flagged as (
         host_crawls_annotated.annotated_page_count,
         host_crawls_annotated.hq_page_count,
         host_crawls_annotated.hq_density,
-        -- SPEC §3.4: the pages not fetched are assumed as dense in HQ as those fetched
+        -- unfetched pages as dense in HQ as fetched ones (docs/definitions.md §3.4)
         case
             when host_crawls_annotated.is_analysed
                 then

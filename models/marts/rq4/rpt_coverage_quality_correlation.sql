@@ -47,8 +47,9 @@ signals as (
     from classifiers
 ),
 
--- SPEC A7: a crawl's coverage of each analysed host against its annotations' HQ
--- density, and against each classifier's host median on the classified sample's hosts.
+-- docs/definitions.md A7 (RQ4 coverage vs quality): a crawl's coverage of each analysed
+-- host against its annotations' HQ density, and against each classifier's host median
+-- on the classified sample's hosts.
 signal_hosts as (
     select
         crawls.crawl_id,

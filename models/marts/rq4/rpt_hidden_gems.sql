@@ -4,8 +4,9 @@ host_crawls as (
     select * from {{ ref('fct_host_crawls') }}
 ),
 
--- SPEC §3.4: hosts crawled below the median coverage whose pages are among the densest
--- in HQ, those with the most HQ left uncrawled first.
+-- docs/definitions.md §2.1 (Data regimes: hidden gems): hosts crawled below the median
+-- coverage whose pages are among the densest in HQ, those with the most HQ left
+-- uncrawled first.
 hidden_gems as (
     select
         ---------- ids

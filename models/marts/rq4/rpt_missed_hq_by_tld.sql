@@ -16,8 +16,9 @@ tld_totals as (
     group by all
 ),
 
--- SPEC A9: each TLD's share of the crawl's hosts against its share of the HQ pages the
--- crawl left behind (the paper: .uk 6.1% of hosts, 23% of the missed HQ).
+-- docs/definitions.md A9 (RQ4 coverage vs quality): each TLD's share of the crawl's
+-- hosts against its share of the HQ pages the crawl left behind (the paper: .uk 6.1% of
+-- hosts, 23% of the missed HQ).
 missed_hq_by_tld as (
     select
         ---------- ids

@@ -26,8 +26,9 @@ band_totals as (
     group by all
 ),
 
--- SPEC §2.2 (Fig. 7): where the estimated uncrawled HQ pages sit by coverage; the paper
--- finds half of them on hosts crawled below 20%.
+-- docs/definitions.md §2.2 (Headline numbers; the paper's Fig. 7): where the estimated
+-- uncrawled HQ pages sit by coverage; the paper finds half of them on hosts crawled
+-- below 20%.
 uncrawled_hq_by_coverage_band as (
     select
         ---------- ids

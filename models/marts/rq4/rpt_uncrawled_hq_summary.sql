@@ -8,9 +8,9 @@ host_crawl_annotations as (
     select * from {{ ref('int_host_crawl_annotations') }}
 ),
 
--- SPEC A8 and A12: how much high quality the crawl left behind, and how much of it sits
--- on each candidate "under-crawled" set of hosts: low coverage, below-median coverage,
--- hidden gems, low coverage with some HQ.
+-- docs/definitions.md A8 and A12 (RQ4 coverage vs quality): how much high quality the
+-- crawl left behind, and how much of it sits on each candidate "under-crawled" set of
+-- hosts: low coverage, below-median coverage, hidden gems, low coverage with some HQ.
 crawl_totals as (
     select
         host_crawls.crawl,
