@@ -293,7 +293,7 @@ def test_a_lake_that_cannot_be_written_is_a_one_line_error(tmp_path: Path, monke
         def read_only(path, *args, **kwargs):
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
 
-        monkeypatch.setattr("ingest.lake.os.open", read_only)
+        monkeypatch.setattr("ingest.lake_locks.os.open", read_only)
     else:
         lake.chmod(0o500)
         (lake / "_locks").chmod(0o500)
