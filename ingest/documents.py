@@ -40,7 +40,6 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +64,7 @@ from ingest.lake import (
     files_failed,
     new_inputs,
     table_lock,
+    worker_pool,
 )
 from ingest.parquet_input import is_crawl_id
 from ingest.quality import ClassifierEntry, FastTextScorer
@@ -291,11 +291,8 @@ def _process(
     rows = []
     failures = []
     worker_count = max(1, min(workers or os.cpu_count() or 1, len(todo)))
-    with ProcessPoolExecutor(
-        max_workers=worker_count,
-        initializer=init_worker,
-        initargs=(crawl, str(lake), keep_text, entries),
-    ) as pool:
+    initargs = (crawl, str(lake), keep_text, entries)
+    with worker_pool(worker_count, init_worker, initargs) as pool:
         futures = [(path, pool.submit(process_file, path, sha)) for path, sha in todo]
         for path, future in futures:
             try:

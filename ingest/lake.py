@@ -68,7 +68,7 @@ from ingest.lake_parts import (
     publish_parts,
     temporary_part,
 )
-from ingest.lake_workers import die_with_parent, files_failed, map_files
+from ingest.lake_workers import die_with_parent, files_failed, map_files, worker_pool
 
 __all__ = [
     "FinishedPart",
@@ -95,5 +95,6 @@ __all__ = [
     "temporary_part",
     "uncommit",
     "warn_missing_parts",
+    "worker_pool",
     "write_schema_files",
 ]

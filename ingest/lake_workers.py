@@ -1,8 +1,9 @@
 """Worker processes for the ingests: one job per input file, workers that die with the ingest.
 
 Part of the lake's write protocol (:mod:`ingest.lake`): :func:`map_files` runs jobs that each
-ingest and commit one file; :func:`die_with_parent` is every worker's initializer (the document
-ingest's too); :func:`files_failed` is the one message naming the files refused.
+ingest and commit one file; :func:`worker_pool` is every ingest's pool of forked workers (the
+document ingest's too), each dying with the ingest (:func:`die_with_parent`);
+:func:`files_failed` is the one message naming the files refused.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from ingest.lake_books import LakeError
 
-__all__ = ["die_with_parent", "files_failed", "map_files"]
+__all__ = ["die_with_parent", "files_failed", "map_files", "worker_pool"]
 
 # Default cap on file workers: each holds a few record batches in flight (~0.3 GB with the
 # host index's 256k-row batches), so the default stays far below 4 GB on big machines.
@@ -39,6 +40,23 @@ def die_with_parent() -> None:
         os._exit(1)
 
 
+def worker_pool(
+    workers: int, initializer: Callable[..., None] = die_with_parent, initargs: tuple = ()
+) -> ProcessPoolExecutor:
+    """``workers`` forked processes that die with the ingest; ``initializer`` sets each up.
+
+    Forked (Arrow re-creates its thread pools after a fork), so a calling script needs no
+    ``if __name__ == "__main__"`` guard. An ``initializer`` other than :func:`die_with_parent`
+    must call it first.
+    """
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=initializer,
+        initargs=initargs,
+    )
+
+
 def map_files(function: Callable[..., dict], jobs: list[tuple], workers: int | None) -> list[dict]:
     """``function(*job)`` for every job, in worker processes when there are several files.
 
@@ -47,9 +65,8 @@ def map_files(function: Callable[..., dict], jobs: list[tuple], workers: int | N
     Each job ingests and commits one input file on its own, so files are independent: every
     job runs even when another fails, results come back in job order, and when files failed a
     :class:`LakeError` names each of them once all jobs are done (the others stay committed).
-    Workers are forked, as for the document ingest (Arrow re-creates its thread pools after a
-    fork), so a calling script needs no ``if __name__ == "__main__"`` guard, and they die with
-    the ingest (:func:`die_with_parent`).
+    Workers are :func:`worker_pool`'s, as for the document ingest: forked, dying with the
+    ingest.
     """
     count = max(1, min(workers or min(os.cpu_count() or 1, _DEFAULT_WORKERS_MAX), len(jobs)))
     results: list[dict] = []
@@ -65,11 +82,7 @@ def map_files(function: Callable[..., dict], jobs: list[tuple], workers: int | N
         for job in jobs:
             collect(lambda job=job: function(*job))
     else:
-        with ProcessPoolExecutor(
-            max_workers=count,
-            mp_context=multiprocessing.get_context("fork"),
-            initializer=die_with_parent,
-        ) as pool:
+        with worker_pool(count) as pool:
             for future in [pool.submit(function, *job) for job in jobs]:
                 collect(future.result)
     if failures:
