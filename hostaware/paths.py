@@ -5,7 +5,10 @@ Standard library only: ``ingest`` may import this module (and nothing else of ``
 * ``PROJECT``: the project folder (the dbt project, ``profiles.yml``, ``seeds/``).
 * ``home()``: ``$HOSTAWARE_HOME``, else ``./data``; it holds ``raw/``, ``lake/``,
   ``warehouse.duckdb``, ``exports/`` and ``report/``.
-* ``lake()``: ``home()/lake``.
+* ``lake()``: ``home()/lake``; ``raw()``: ``home()/raw``, the inputs (and where relative model
+  paths of the classifier registry start from).
+* ``CLASSIFIER_REGISTRY``, ``GRAPH_RELEASES``: the seeds the ingest reads (the classifier
+  registry, the web-graph releases).
 * ``warehouse()``: ``$WAREHOUSE_PATH``, else ``home()/warehouse.duckdb`` (as ``profiles.yml``).
 * ``exports()``: ``$HOSTAWARE_EXPORTS``, else ``home()/exports`` (as the plan model's location).
 * ``dbt_env(...)``: the variables that point dbt at a home and a warehouse.
@@ -18,6 +21,8 @@ from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
 SEEDS = PROJECT / "seeds"
+CLASSIFIER_REGISTRY = SEEDS / "classifier_registry.csv"
+GRAPH_RELEASES = SEEDS / "graph_releases.csv"
 # The dbt profiles: profiles.yml in the project folder.
 PROFILES_DIR = PROJECT
 
@@ -28,8 +33,10 @@ PROFILES_VARIABLE = "DBT_PROFILES_DIR"
 DEFAULT_HOME = "data"
 
 __all__ = [
+    "CLASSIFIER_REGISTRY",
     "DEFAULT_HOME",
     "EXPORTS_VARIABLE",
+    "GRAPH_RELEASES",
     "HOME_VARIABLE",
     "PROFILES_DIR",
     "PROFILES_VARIABLE",
@@ -40,6 +47,7 @@ __all__ = [
     "exports",
     "home",
     "lake",
+    "raw",
     "warehouse",
 ]
 
@@ -52,6 +60,11 @@ def home() -> Path:
 def lake() -> Path:
     """The lake: ``home()/lake``."""
     return home() / "lake"
+
+
+def raw() -> Path:
+    """The raw inputs: ``home()/raw``."""
+    return home() / "raw"
 
 
 def warehouse() -> Path:

@@ -11,25 +11,15 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 
-from ingest.cli import OneLineParser, non_negative
+from hostaware import paths
+from hostaware.cli import OneLineParser, non_negative, share
 
-REGISTRY = Path(__file__).resolve().parents[1] / "seeds" / "classifier_registry.csv"
+REGISTRY = paths.CLASSIFIER_REGISTRY
 
 __all__ = ["main"]
-
-
-def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {value}")
-    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,7 +27,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log each step")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
-    home = Path(os.environ.get("HOSTAWARE_HOME", "data"))
     documents = commands.add_parser(
         "documents", help="WARC/WET files -> main text, language, classifier scores -> lake"
     )
@@ -45,9 +34,9 @@ def _parser() -> argparse.ArgumentParser:
         "--warc", nargs="+", required=True, metavar="GLOB", help="files or glob patterns"
     )
     documents.add_argument("--crawl", required=True, help="crawl id, e.g. CC-MAIN-2024-10")
-    documents.add_argument("--lake", type=Path, default=home / "lake", help="lake folder")
+    documents.add_argument("--lake", type=Path, default=paths.lake(), help="lake folder")
     documents.add_argument(
-        "--raw", type=Path, default=home / "raw", help="folder relative model paths start from"
+        "--raw", type=Path, default=paths.raw(), help="folder relative model paths start from"
     )
     documents.add_argument("--registry", type=Path, default=REGISTRY, help="classifier registry")
     documents.add_argument(
@@ -138,10 +127,10 @@ def _parser() -> argparse.ArgumentParser:
         "--replace", action="store_true", help="ingest files already in the lake again"
     )
     for command in (graph, host_index, annotations, scores):
-        command.add_argument("--lake", type=Path, default=home / "lake", help="lake folder")
+        command.add_argument("--lake", type=Path, default=paths.lake(), help="lake folder")
         command.add_argument(
             "--max-reject-rate",
-            type=_share,
+            type=share,
             default=0.001,
             help="fail a file when more than this share of its records is rejected"
             + (" (scores: not counting unknown_document)" if command is scores else ""),
@@ -314,7 +303,7 @@ def _scores(args: argparse.Namespace) -> int:
     from ingest.scores import SUFFIXES, ingest_scores, is_score_file
 
     try:
-        raw = Path(os.environ.get("HOSTAWARE_HOME", "data")) / "raw"  # no model is read
+        raw = paths.raw()  # no model is read
         entries = load_registry(args.registry, raw)
         files = [path for path in expand_inputs(args.path) if is_score_file(path)]
         if not files:

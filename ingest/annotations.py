@@ -48,7 +48,7 @@ from ingest.lake import (
     IngestReport,
     LakeError,
     PartWriter,
-    commit_manifest,
+    commit_parts,
     file_key,
     map_files,
     new_inputs,
@@ -360,11 +360,9 @@ def _ingest_file(
             for value, part in converted.items():
                 writer.write(value, part)
         report.check(max_reject_rate)
-        outputs = writer.publish()
+        parts = writer.finish()
     crawls = sorted(writer.rows)
-    row = commit_manifest(
-        lake, table, report, sha, outputs, started, crawl=",".join(crawls) or crawl
-    )
+    row = commit_parts(lake, table, report, sha, parts, started, crawl=",".join(crawls) or crawl)
     return {**row, "annotation_profile": profile.name}  # for the summary, not the manifest
 
 

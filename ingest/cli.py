@@ -1,27 +1,12 @@
-"""What the command lines (``python -m ingest``, ``python -m demo``) share: one-line errors."""
+"""The command-line pieces ``python -m ingest`` shares with the other commands.
+
+They live in :mod:`hostaware.cli` (one copy for ``ingest``, ``plan`` and ``demo``); this module
+only re-exports the two names ``demo/__main__.py`` imports from here, so that import keeps
+working until it imports :mod:`hostaware.cli` itself.
+"""
 
 from __future__ import annotations
 
-import argparse
-from typing import NoReturn
+from hostaware.cli import OneLineParser, non_negative
 
 __all__ = ["OneLineParser", "non_negative"]
-
-
-def non_negative(text: str) -> int:
-    """An argparse type: an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (``prog: error: message``), exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        """Print ``message`` as one line and exit with status 2 (not argparse's usage text)."""
-        self.exit(2, f"{self.prog}: error: {message}\n")

@@ -47,7 +47,7 @@ from ingest.lake import (
     IngestReport,
     LakeError,
     PartWriter,
-    commit_manifest,
+    commit_parts,
     file_key,
     map_files,
     new_inputs,
@@ -233,8 +233,7 @@ def _ingest_file(
             report.written += kept.num_rows
             writer.write(crawl, kept)
         report.check(max_reject_rate)
-        outputs = writer.publish()
-    return commit_manifest(lake, TABLE, report, sha, outputs, started, crawl=crawl)
+        return commit_parts(lake, TABLE, report, sha, writer.finish(), started, crawl=crawl)
 
 
 def ingest_host_index(

@@ -1,6 +1,7 @@
-"""Explicit Arrow schemas of every table the ingest lands in the lake (DESIGN.md, "data contract").
+"""Explicit Arrow schemas of every table the ingest lands in the lake (``docs/formats.md``).
 
-Each lake table lives at ``$HOSTAWARE_HOME/lake/<table>/<partition>=<value>/part-*.parquet``,
+Each lake table lives at ``<lake>/<table>/<partition>=<value>/part-*.parquet`` (the lake is
+``hostaware.paths.lake()``, ``$HOSTAWARE_HOME/lake``, unless ``--lake`` names another),
 partitioned by ``crawl`` or, for the web graph, by ``release``. The partition is in the folder
 name, not in the files, so readers use ``hive_partitioning = true``. Nothing is ever written with
 an inferred schema. Column names are lower snake case; where a source spells a column otherwise

@@ -5,7 +5,8 @@ Curator's classifiers), on GPUs, elsewhere. This ingest loads those scores besid
 document ingest computes, for the registry's **precomputed** classifiers (``score_transform``
 ``precomputed`` or ``precomputed_clipped``, see ``ingest.quality``).
 
-Inputs are Parquet or CSV (``.csv``, ``.csv.gz``) files, columns read by name:
+Inputs are Parquet or CSV (``.csv``, ``.csv.gz``) files, columns read by name (reading a file
+is :mod:`ingest.score_files`; this module matches its rows with the lake and commits them):
 
 * the document: ``doc_id`` (or FineWeb's ``id``), the WARC-Record-ID ``<urn:uuid:…>`` of the
   response record; or, in a file without an id column, ``url`` plus its crawl;
@@ -29,8 +30,9 @@ without one), ``bad_crawl`` (not ``CC-MAIN-YYYY-WW``), ``missing_score``, ``scor
 ``unknown_document`` (no committed document has that id, or that URL in that crawl),
 ``ambiguous_url`` (several committed documents of the crawl have the URL), ``duplicate_score``
 (the document already has a committed score of the classifier, or an earlier row of the file
-gave one). Committed documents and scores are the lake's parts whose key has a manifest row
-(``documents`` for the document ingest's, ``document_scores`` for this ingest's).
+gave one). Committed documents and scores are the lake's parts a manifest row lists
+(``ingest.lake.committed_parts``: the document ingest's rows list its ``documents`` and
+``document_scores`` parts, this ingest's its ``document_scores`` parts).
 
 Each file becomes ``document_scores/crawl=<crawl>/part-<key>.parquet`` (``schemas.
 DOCUMENT_SCORES``; one part per crawl) and ``_manifest/document_scores/<key>.parquet``, the
@@ -44,7 +46,6 @@ is written is refused (not committed), so that it can be ingested once its docum
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,31 +54,32 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from ingest import schemas
 from ingest.lake import (
     IngestReport,
-    LakeError,
     PartWriter,
-    commit_manifest,
+    commit_parts,
+    committed_parts,
     file_key,
-    manifest_rows,
     new_inputs,
     table_lock,
 )
-from ingest.parquet_input import crawl_of_folder, is_crawl_id, open_parquet
+from ingest.parquet_input import is_crawl_id
 from ingest.quality import ClassifierEntry
+from ingest.score_files import (
+    SUFFIXES,
+    ScoresIngestError,
+    check_classifiers,
+    normalise,
+    read_columns,
+)
 
 __all__ = ["SUFFIXES", "TABLE", "ScoresIngestError", "ingest_scores", "is_score_file"]
 
 log = logging.getLogger(__name__)
 
 TABLE = "document_scores"
-SUFFIXES = (".parquet", ".csv", ".csv.gz")
-_ID_COLUMNS = ("doc_id", "id")  # FineWeb calls the WARC-Record-ID `id`
-_CRAWL_COLUMNS = ("crawl", "dump")  # FineWeb calls the crawl `dump`
-_PART_KEY = re.compile(r"part-([0-9a-f]+)\.parquet$")
 
 # The reasons a row is rejected, in the order they are tested (see the module docstring).
 REASONS = (
@@ -96,205 +98,25 @@ REASONS = (
 )
 
 
-class ScoresIngestError(LakeError):
-    """A score file that cannot be ingested as given (refused, naming the file)."""
-
-
 def is_score_file(path: Path) -> bool:
     """Whether the file's name says Parquet or CSV (the formats this ingest reads)."""
     return path.name.endswith(SUFFIXES)
 
 
-# ----------------------------------------------------------------------- reading a file
-
-
-def _is_text(kind: pa.DataType) -> bool:
-    types = pa.types
-    return types.is_string(kind) or types.is_large_string(kind) or types.is_string_view(kind)
-
-
-def _string_column(path: Path, table: pa.Table, name: str) -> pa.ChunkedArray:
-    """A text column as ``string``, an empty value as null (a missing id, URL, crawl, …)."""
-    column = table.column(name)
-    kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
-    if not _is_text(kind):
-        raise ScoresIngestError(f"{path}: column {name!r} is {column.type}, not text")
-    column = column.cast(pa.string())
-    return pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
-
-
-def _read(path: Path, score_column: str) -> pa.Table:
-    """The file's columns this ingest reads (text as text; CSV entirely as text)."""
-    wanted = {*_ID_COLUMNS, "url", *_CRAWL_COLUMNS, "classifier", score_column}
-    if path.name.endswith(".parquet"):
-        try:
-            parquet = open_parquet(path)
-        except LakeError as error:
-            raise ScoresIngestError(str(error)) from error
-        names = parquet.schema_arrow.names
-        if any(name in names for name in _ID_COLUMNS):
-            wanted.discard("url")  # rows are matched by id: no need to read the URLs
-        columns = [name for name in names if name in wanted]
-        try:
-            return parquet.read(columns=columns)
-        except (OSError, pa.ArrowInvalid) as error:
-            first_line = str(error).splitlines()[0]
-            raise ScoresIngestError(f"{path}: not a readable Parquet file: {first_line}") from error
-    if not path.name.endswith((".csv", ".csv.gz")):
-        raise ScoresIngestError(f"{path}: not a score file (expected {', '.join(SUFFIXES)})")
-    options = pacsv.ConvertOptions(
-        column_types=dict.fromkeys(wanted, pa.string()),
-        null_values=[""],  # so that "nan" stays text, a score that is not finite
-        strings_can_be_null=True,
-        quoted_strings_can_be_null=True,
-    )
-    try:
-        table = pacsv.read_csv(path, convert_options=options)
-    except (OSError, pa.ArrowInvalid) as error:
-        first_line = str(error).splitlines()[0]
-        raise ScoresIngestError(f"{path}: not a readable CSV file: {first_line}") from error
-    return table.select([name for name in table.column_names if name in wanted])
-
-
-def _crawl_of_path(path: Path, crawl: str | None) -> str | None:
-    """The crawl the file's ``crawl=<id>`` folder or ``crawl`` names (refusing contradictions)."""
-    try:
-        return crawl_of_folder(path, crawl)
-    except LakeError as error:
-        raise ScoresIngestError(str(error)) from error
-
-
-def _normalise(
-    path: Path, table: pa.Table, score_column: str, classifier: str | None, crawl: str | None
-) -> tuple[pa.Table, str, list[str]]:
-    """The rows as ``position, doc_id, url, crawl, classifier, score``; the key; the drift.
-
-    The key is ``doc_id`` when the file has an id column, else ``url``.
-
-    Raises:
-        ScoresIngestError: a required column is missing or of the wrong type, or the flags
-            conflict with the file's columns.
-    """
-    names = set(table.column_names)
-    rows = table.num_rows
-    drift: list[str] = []
-    if score_column not in names:
-        raise ScoresIngestError(f"{path}: required column {score_column!r} is missing")
-    score = table.column(score_column)
-    kind = score.type
-    if pa.types.is_integer(kind) or pa.types.is_decimal(kind):
-        score = score.cast(pa.float64())
-    elif _is_text(kind):
-        score = score.cast(pa.string())  # parsed by the query: text that is not a number
-    elif not pa.types.is_floating(kind):
-        raise ScoresIngestError(f"{path}: column {score_column!r} is {kind}, not a number")
-
-    id_name = next((name for name in _ID_COLUMNS if name in names), None)
-    if id_name is not None:
-        key = "doc_id"
-        doc_id = _string_column(path, table, id_name)
-        url = pa.nulls(rows, pa.string())
-        if id_name != "doc_id":
-            drift.append(f"column {id_name} read as doc_id (the WARC-Record-ID)")
-    elif "url" in names:
-        key = "url"
-        doc_id = pa.nulls(rows, pa.string())
-        url = _string_column(path, table, "url")
-    else:
-        raise ScoresIngestError(
-            f"{path}: no document column: give doc_id (or id), the WARC-Record-ID, or url"
-        )
-
-    crawl_name = next((name for name in _CRAWL_COLUMNS if name in names), None)
-    file_crawl = _crawl_of_path(path, crawl)
-    if crawl_name is not None:
-        crawls = _string_column(path, table, crawl_name)
-        if crawl_name != "crawl":
-            drift.append(f"column {crawl_name} read as crawl")
-        others = sorted(
-            value for value in pc.unique(crawls).to_pylist() if value not in (None, file_crawl)
-        )
-        if file_crawl is not None and others:
-            raise ScoresIngestError(
-                f"{path}: its {crawl_name} column names {', '.join(others[:3])}, but its folder "
-                f"or --crawl names {file_crawl}: drop --crawl, or split the file"
-            )
-    else:
-        if file_crawl is None and key == "url":
-            raise ScoresIngestError(
-                f"{path}: url rows need their crawl: a crawl (or dump) column, a crawl=<id> "
-                "folder, or --crawl"
-            )
-        crawls = pa.repeat(pa.scalar(file_crawl, pa.string()), rows)
-
-    if "classifier" in names:
-        if classifier is not None:
-            raise ScoresIngestError(
-                f"{path}: has a classifier column; --classifier is for files without one"
-            )
-        classifiers = _string_column(path, table, "classifier")
-    elif classifier is None:
-        raise ScoresIngestError(
-            f"{path}: no classifier column; name the classifier with --classifier"
-        )
-    else:
-        classifiers = pa.repeat(pa.scalar(classifier, pa.string()), rows)
-
-    normal = pa.table(
-        {
-            "position": pa.array(np.arange(rows, dtype=np.int64)),
-            "doc_id": doc_id,
-            "url": url,
-            "crawl": crawls,
-            "classifier": classifiers,
-            "score": score,
-        }
-    )
-    return normal, key, drift
-
-
-def _check_classifiers(
-    path: Path, table: pa.Table, registry: dict[str, ClassifierEntry]
-) -> list[ClassifierEntry]:
-    """The file's classifiers' registry rows; refuses a file naming others."""
-    names = sorted(name for name in pc.unique(table.column("classifier")).to_pylist() if name)
-    unknown = [name for name in names if name not in registry]
-    if unknown:
-        raise ScoresIngestError(
-            f"{path}: classifier {', '.join(map(repr, unknown))} has no registry row"
-        )
-    computed = [name for name in names if not registry[name].is_precomputed]
-    if computed:
-        detail = ", ".join(f"{name!r} ({registry[name].score_transform})" for name in computed)
-        raise ScoresIngestError(
-            f"{path}: classifier {detail} is not precomputed: the document ingest scores it "
-            "with its model; only precomputed/precomputed_clipped rows take scores from files"
-        )
-    return [registry[name] for name in names]
-
-
 # ----------------------------------------------------------------------- the lake as it is
 
 
-def _keys(lake: Path, table: str) -> set[str]:
-    return {row["part_key"] or file_key(row["source_sha256"]) for row in manifest_rows(lake, table)}
-
-
-def _committed_parts(lake: Path, table: str, keys: set[str]) -> list[str]:
-    parts = []
-    for part in sorted(lake.glob(f"{table}/*/part-*.parquet")):
-        match = _PART_KEY.search(part.name)
-        if match and match.group(1) in keys:
-            parts.append(str(part))
-    return parts
+def _committed_files(lake: Path, parts: dict[str, dict], table: str) -> list[str]:
+    """The committed parts of one table folder that are on disk (:func:`committed_parts`)."""
+    files = (lake / relative for relative in sorted(parts) if relative.startswith(f"{table}/"))
+    return [str(path) for path in files if path.is_file()]
 
 
 def _register_lake(con: duckdb.DuckDBPyConnection, lake: Path) -> None:
     """Views of the committed documents and scores (``committed_documents``/``_scores``)."""
-    document_keys = _keys(lake, "documents")
-    score_keys = document_keys | _keys(lake, TABLE)
-    documents = _committed_parts(lake, "documents", document_keys)
-    scores = _committed_parts(lake, TABLE, score_keys)
+    parts = committed_parts(lake)
+    documents = _committed_files(lake, parts, "documents")
+    scores = _committed_files(lake, parts, TABLE)
     if documents:
         con.read_parquet(documents, hive_partitioning=True).select(
             "doc_id, url, crawl"
@@ -453,8 +275,10 @@ def _ingest_file(
     max_reject_rate: float,
 ) -> dict:
     started = datetime.now(UTC)
-    rows, key, drift = _normalise(path, _read(path, score_column), score_column, classifier, crawl)
-    entries = _check_classifiers(path, rows, registry)
+    rows, key, drift = normalise(
+        path, read_columns(path, score_column), score_column, classifier, crawl
+    )
+    entries = check_classifiers(path, rows, registry)
     report = IngestReport(path, read=rows.num_rows, drift=drift)
     for note in drift:
         log.info("%s: schema drift: %s", path, note)
@@ -488,9 +312,9 @@ def _ingest_file(
         for value in sorted(pc.unique(crawls).to_pylist()):
             part = kept.filter(pc.equal(crawls, value)).select(["doc_id", "classifier", "score"])
             writer.write(value, part.cast(schemas.DOCUMENT_SCORES))
-        outputs = writer.publish()
-    return commit_manifest(
-        lake, TABLE, report, sha, outputs, started, crawl=",".join(sorted(writer.rows)) or None
+        parts = writer.finish()
+    return commit_parts(
+        lake, TABLE, report, sha, parts, started, crawl=",".join(sorted(writer.rows)) or None
     )
 
 

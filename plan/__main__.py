@@ -16,36 +16,19 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
 
 from hostaware import paths
+from hostaware.cli import OneLineParser, positive, share
 from report.marts import WarehouseError
 
 __all__ = ["main"]
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (``prog: error: message``), exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def _budget(text: str) -> int:
     """A fetch budget: a whole number of pages, 1 to ``MAX_BUDGET_PAGES``."""
     from plan.crawl_plan import MAX_BUDGET_PAGES
 
-    value = _positive(text)
+    value = positive(text)
     if value > MAX_BUDGET_PAGES:
         raise argparse.ArgumentTypeError(
             f"must be at most {MAX_BUDGET_PAGES:,} pages (2**53), got {value:,}"
@@ -53,18 +36,8 @@ def _budget(text: str) -> int:
     return value
 
 
-def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {value}")
-    return value
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = OneLineParser(
         prog="python -m plan",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
     )
@@ -72,9 +45,9 @@ def _parser() -> argparse.ArgumentParser:
         "--budget", type=_budget, required=True, help="fetch budget in pages (1 to 2**53)"
     )
     parser.add_argument("--out", type=Path, required=True, help="file to write: .csv or .parquet")
-    parser.add_argument("--sample-size", type=_positive, help="pages sampled per unknown host (k)")
+    parser.add_argument("--sample-size", type=positive, help="pages sampled per unknown host (k)")
     parser.add_argument(
-        "--exploration-share", type=_share, help="share of the budget explored breadth-first"
+        "--exploration-share", type=share, help="share of the budget explored breadth-first"
     )
     parser.add_argument(
         "--warehouse",

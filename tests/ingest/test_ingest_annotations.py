@@ -389,7 +389,7 @@ def test_rerun_is_a_no_op_and_a_crash_before_the_commit_is_redone(tmp_path: Path
     def crash(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("ingest.annotations.commit_manifest", crash)
+    monkeypatch.setattr("ingest.lake_manifest.commit_manifest", crash)
     with pytest.raises(KeyboardInterrupt):
         ingest_annotations([FINEWEB_EDU], other)
     assert manifest_rows(other, "page_annotations") == []

@@ -21,6 +21,7 @@ from ingest.lake import (
     LakeError,
     PartWriter,
     commit_manifest,
+    commit_parts,
     committed_parts,
     expand_inputs,
     file_key,
@@ -95,6 +96,32 @@ def test_a_failure_in_the_writer_thread_reaches_the_caller(tmp_path: Path):
     ):
         writer.write("r1", _edges((0, 1)))
         writer.publish()
+
+
+def test_finished_parts_are_handed_back_then_renamed_and_committed_in_that_order(tmp_path: Path):
+    source = tmp_path / "input.txt"
+    source.write_text("0\t1\n")
+    sha = sha256_of(source)
+    with PartWriter(tmp_path, "host_edges", file_key(sha), schemas.HOST_EDGES, "release") as w:
+        w.write("r2", _edges((5, 6)))
+        w.write("r1", _edges((0, 1), (1, 2)))
+        finished = w.finish()
+        w.discard()  # the writer no longer owns what it handed back
+    assert [(part.final, part.rows) for part in finished] == [
+        (f"host_edges/release=r1/part-{file_key(sha)}.parquet", 2),
+        (f"host_edges/release=r2/part-{file_key(sha)}.parquet", 1),
+    ]
+    assert all(part.temporary.is_file() for part in finished)
+    assert (
+        not list(tmp_path.rglob("part-*.parquet")) and manifest_rows(tmp_path, "host_edges") == []
+    )
+    report = IngestReport(source, read=3, written=3)
+    started = datetime.now(UTC)
+    row = commit_parts(tmp_path, "host_edges", report, sha, finished, started, release="r1")
+    assert row["output_files"] == [part.final for part in finished]
+    assert not any(part.temporary.exists() for part in finished)
+    assert sorted(committed_parts(tmp_path)) == row["output_files"]
+    assert pq.read_table(tmp_path / row["output_files"][0]).num_rows == 2
 
 
 def test_manifest_commit_read_and_uncommit(tmp_path: Path):
@@ -293,7 +320,7 @@ def test_a_lake_that_cannot_be_written_is_a_one_line_error(tmp_path: Path, monke
         def read_only(path, *args, **kwargs):
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
 
-        monkeypatch.setattr("ingest.lake.os.open", read_only)
+        monkeypatch.setattr("ingest.lake_locks.os.open", read_only)
     else:
         lake.chmod(0o500)
         (lake / "_locks").chmod(0o500)
