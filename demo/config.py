@@ -146,6 +146,8 @@ class ClassifierSpec:
         non_english_shift: logit added to non-English documents (DCLM-style: > 0).
         loadings: weights on the two shared factors (educational, conversational).
         is_english_trained: whether the imitated model was trained on English only.
+        family: the published classifier family it imitates (``classifier_registry.family``:
+            the report finds "the DCLM classifier" by it, never by the name).
         hq_threshold: score above which a page counts as high quality (SPEC: 0.5).
     """
 
@@ -163,6 +165,7 @@ class ClassifierSpec:
     is_english_trained: bool = True
     hq_threshold: float = 0.5
     total_sd: float = 2.0
+    family: str | None = None
 
 
 CLASSIFIERS: tuple[ClassifierSpec, ...] = (
@@ -178,6 +181,7 @@ CLASSIFIERS: tuple[ClassifierSpec, ...] = (
         mu=-2.7,
         non_english_shift=1.4,
         loadings=(0.0, 0.8),
+        family="dclm",
     ),
     ClassifierSpec(
         "fineweb_edu_demo",
@@ -191,6 +195,7 @@ CLASSIFIERS: tuple[ClassifierSpec, ...] = (
         mu=-2.4,
         non_english_shift=0.0,
         loadings=(0.9, 0.0),
+        family="fineweb_edu",
     ),
     ClassifierSpec(
         "gneissweb_quality_demo",
@@ -204,6 +209,7 @@ CLASSIFIERS: tuple[ClassifierSpec, ...] = (
         mu=-2.3,
         non_english_shift=0.0,
         loadings=(0.85, 0.2),
+        family="gneissweb_quality",
     ),
     ClassifierSpec(
         "nemotron_quality_demo",
@@ -217,6 +223,7 @@ CLASSIFIERS: tuple[ClassifierSpec, ...] = (
         mu=-2.1,
         non_english_shift=-0.3,
         loadings=(0.6, -0.6),
+        family="nemotron",
     ),
     ClassifierSpec(
         "gneissweb_medical_demo",
@@ -230,6 +237,7 @@ CLASSIFIERS: tuple[ClassifierSpec, ...] = (
         mu=-2.6,
         non_english_shift=0.0,
         loadings=(0.3, 0.0),
+        family="gneissweb_medical",
     ),
     ClassifierSpec(
         "gneissweb_technology_demo",
@@ -243,6 +251,7 @@ CLASSIFIERS: tuple[ClassifierSpec, ...] = (
         mu=-2.4,
         non_english_shift=0.0,
         loadings=(0.2, 0.2),
+        family="gneissweb_technology",
     ),
 )
 

@@ -144,6 +144,7 @@ def registry_rows() -> list[dict[str, str]]:
                 "score_scale": "",  # for precomputed rows only (ingest.quality)
                 "hq_threshold": f"{spec.hq_threshold:g}",
                 "is_english_trained": "true" if spec.is_english_trained else "false",
+                "family": spec.family or "",
             }
         )
     return rows

@@ -65,13 +65,14 @@ REGISTRY_COLUMNS = (
     "score_scale",
     "hq_threshold",
     "is_english_trained",
+    "family",
 )
-# Those a registry file must have (older registries lack score_scale; style and
-# is_english_trained are for the warehouse, not the ingest).
+# Those a registry file must have (older registries lack score_scale; style,
+# is_english_trained and family are for the warehouse, not the ingest).
 _REQUIRED_COLUMNS = tuple(
     column
     for column in REGISTRY_COLUMNS
-    if column not in ("style", "score_scale", "is_english_trained")
+    if column not in ("style", "score_scale", "is_english_trained", "family")
 )
 
 

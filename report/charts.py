@@ -61,19 +61,18 @@ POLICY_COLOURS = {
     "hc_depth": "#1f77b4",
     "sample_then_deepen": "#9467bd",
 }
-# One colour per classifier family in every figure, found by the family's fragment in the
-# registry name (``dclm_demo`` is DCLM), the first fragment that matches wins; a classifier of
+# One colour per classifier family (the registry's ``family``) in every figure; a classifier of
 # no family listed gets a colour of FALLBACK_COLOURS chosen by a hash of its name.
-CLASSIFIER_COLOURS = (
-    ("dclm", "#1f77b4"),
-    ("fineweb_edu", "#ff7f0e"),
-    ("fineweb2", "#17becf"),
-    ("gneissweb_quality", "#2ca02c"),
-    ("gneissweb_medical", "#e377c2"),
-    ("gneissweb_technology", "#9467bd"),
-    ("gneissweb_education", "#bcbd22"),
-    ("nemotron", "#8c564b"),
-)
+CLASSIFIER_COLOURS = {
+    "dclm": "#1f77b4",
+    "fineweb_edu": "#ff7f0e",
+    "fineweb2": "#17becf",
+    "gneissweb_quality": "#2ca02c",
+    "gneissweb_medical": "#e377c2",
+    "gneissweb_technology": "#9467bd",
+    "gneissweb_education": "#bcbd22",
+    "nemotron": "#8c564b",
+}
 FALLBACK_COLOURS = ("#393b79", "#637939", "#8c6d31", "#7b4173", "#3182bd", "#e6550d")
 # One colour per language stratum (Tables 5 and 7), per phase of the crawl plan.
 LANGUAGE_COLOURS = {
@@ -92,13 +91,11 @@ PHASE_COLOURS = {
 CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
 
 
-def classifier_colour(name: str) -> str:
-    """The colour of classifier ``name`` in every figure."""
-    lowered = str(name).lower()
-    for fragment, colour in CLASSIFIER_COLOURS:
-        if fragment in lowered:
-            return colour
-    digest = hashlib.sha256(lowered.encode("utf-8")).digest()
+def classifier_colour(name: str, family: str | None) -> str:
+    """The colour of classifier ``name`` of registry family ``family`` in every figure."""
+    if family in CLASSIFIER_COLOURS:
+        return CLASSIFIER_COLOURS[family]
+    digest = hashlib.sha256(str(name).lower().encode("utf-8")).digest()
     return FALLBACK_COLOURS[digest[0] % len(FALLBACK_COLOURS)]
 
 

@@ -53,7 +53,7 @@ def _ordering(policy: str, column: str = "hq_ratio_vs_random") -> Callable[[Mart
 
 def _dclm_hc(marts: Marts) -> str:
     ratios = nums.ordering_ratios(marts.frame(rq2.AT_BUDGET), "hc")
-    dclm = nums.family_member(ratios.index, "dclm")
+    dclm = nums.family_member(ratios.index, "dclm", marts.families())
     return MISSING if dclm is None else f"{fmt_ratio(ratios[dclm])} ({dclm})"
 
 
@@ -178,9 +178,12 @@ def _rank_stability(marts: Marts) -> str:
 
 def _dclm_nemotron(marts: Marts) -> str:
     agreement = marts.frame(rq1.AGREEMENT)
+    families = marts.families()
     names = set(agreement["classifier_a"]) | set(agreement["classifier_b"])
     rho = nums.pair_rho(
-        agreement, nums.family_member(names, "dclm"), nums.family_member(names, "nemotron")
+        agreement,
+        nums.family_member(names, "dclm", families),
+        nums.family_member(names, "nemotron", families),
     )
     return MISSING if rho is None else fmt_signed(rho, 3)
 

@@ -16,6 +16,8 @@ from hostaware import paths
 
 # The mart naming the crawls and releases the build is about (its vars).
 BUILD_SETTINGS = "rpt_build_settings"
+# The mart naming each classifier's registry family.
+CLASSIFIERS = "rpt_classifiers"
 
 
 class MartUnavailableError(Exception):
@@ -107,6 +109,18 @@ class Marts:
             MartUnavailableError: the warehouse has no ``rpt_build_settings``.
         """
         return self.frame(BUILD_SETTINGS)[name].iloc[0]
+
+    def families(self) -> dict[str, str | None]:
+        """Each classifier's registry family (``rpt_classifiers``; None for one of no family).
+
+        Raises:
+            MartUnavailableError: the warehouse has no ``rpt_classifiers``.
+        """
+        frame = self.frame(CLASSIFIERS)
+        return {
+            row.classifier: (None if pd.isna(row.family) else row.family)
+            for row in frame.itertuples()
+        }
 
     def rq4_crawl(self, mart: str, crawls: pd.Series) -> str:
         """The crawl the RQ4 figures are about: the build's ``fullcrawl_crawl``.

@@ -2,13 +2,13 @@
 
 Pure functions of DataFrames shaped as the marts are (their columns as the marts' yml
 documents them), so they are tested without a warehouse. Classifiers are recognised by their
-family's name in the registry name (``dclm_demo`` is DCLM), since the demo's and a real
-registry's names differ only in suffixes.
+registry ``family`` (``rpt_classifiers``: ``dclm_demo`` and ``dclm_oh_eli5`` are both ``dclm``),
+never by their names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,13 +16,6 @@ import pandas as pd
 
 from report import paper
 
-# Name fragments that identify a classifier family in a registry name.
-FAMILIES = {
-    "dclm": "dclm",
-    "nemotron": "nemotron",
-    "fineweb_edu": "fineweb_edu",
-    "gneissweb_quality": "gneissweb_quality",
-}
 FULLCRAWL = "fullcrawl"
 # rpt_coverage_quality_correlation's source of the crawl annotations' signal
 ANNOTATION_SOURCE = "crawl_annotations"
@@ -31,10 +24,14 @@ MIN_STRATUM_HOSTS = 10
 CLASSIFIED = "classified"
 
 
-def family_member(names: Iterable[str], family: str) -> str | None:
-    """The first name (sorted) of ``family`` (a key of ``FAMILIES``) among ``names``."""
-    fragment = FAMILIES[family]
-    matches = sorted(name for name in set(names) if fragment in str(name).lower())
+def family_member(
+    names: Iterable[str], family: str, families: Mapping[str, str | None]
+) -> str | None:
+    """The first name (sorted) among ``names`` whose registry family is ``family``.
+
+    ``families`` maps classifier to family (``Marts.families``, from ``rpt_classifiers``).
+    """
+    matches = sorted(name for name in set(names) if families.get(name) == family)
     return matches[0] if matches else None
 
 

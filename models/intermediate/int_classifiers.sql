@@ -15,6 +15,10 @@ classifiers as (
             order by classifier_registry.classifier
         )::integer as classifier_id,
 
+        ---------- strings
+        classifier_registry.kind,
+        classifier_registry.family,
+
         ---------- numerics
         classifier_registry.hq_threshold,
 

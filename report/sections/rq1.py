@@ -137,7 +137,7 @@ def centrality_section(marts: Marts) -> SectionContent:
     )
     classifiers = sorted(correlations["classifier"].unique())
     metrics = sorted(correlations["centrality_metric"].unique())
-    dclm = nums.family_member(classifiers, "dclm")
+    dclm = nums.family_member(classifiers, "dclm", marts.families())
     pooled = nums.pooled_spearman(correlations)
     figures = []
 
@@ -306,8 +306,10 @@ def score_by_language_section(marts: Marts) -> SectionContent:
     axis.grid(axis="x", visible=False)
     charts.legend_outside(figure, axis, ncols=2)
 
+    families = marts.families()
+
     def medians(family: str) -> str:
-        found = nums.language_medians(scores, nums.family_member(classifiers, family))
+        found = nums.language_medians(scores, nums.family_member(classifiers, family, families))
         if not found:
             return MISSING
         return " vs ".join(f"{fmt_number(found.get(s), 2)} {s}" for s in strata)
@@ -355,8 +357,9 @@ def agreement_section(marts: Marts) -> SectionContent:
     wide = wide.reindex(index=classifiers, columns=classifiers)
     for classifier in classifiers:
         wide.loc[classifier, classifier] = 1.0
-    dclm = nums.family_member(classifiers, "dclm")
-    nemotron = nums.family_member(classifiers, "nemotron")
+    families = marts.families()
+    dclm = nums.family_member(classifiers, "dclm", families)
+    nemotron = nums.family_member(classifiers, "nemotron", families)
     notes = {}
     if dclm is not None and nemotron is not None:
         cells = (classifiers.index(dclm), classifiers.index(nemotron))

@@ -49,7 +49,7 @@ def host_ordering_section(marts: Marts) -> SectionContent:
     policies = _ordered(set(curves["policy"]))
     hc = nums.ordering_ratios(at_budget, "hc")
     oracle = nums.ordering_ratios(at_budget, "oracle")
-    dclm = nums.family_member(classifiers, "dclm")
+    dclm = nums.family_member(classifiers, "dclm", marts.families())
     dclm_hc = float(hc[dclm]) if dclm in hc.index else None
 
     # Fig. 2 / 9: the curves.

@@ -47,6 +47,7 @@ def k_sample_text(sample_size, k: int) -> str:
 def sample_size_section(marts: Marts) -> SectionContent:
     """Fig. 4: Spearman's rho of the first k pages' HQ density against the rest's, by k."""
     sample_size = marts.frame(SAMPLE_SIZE, "select * from {mart} order by all")
+    families = marts.families()
     host_sets = sorted(sample_size["host_set"].unique(), reverse=True)  # variable, fixed
     figure = charts.new_figure(8, 4.2)
     axes = figure.subplots(1, len(host_sets), sharey=True, squeeze=False)[0]
@@ -69,7 +70,9 @@ def sample_size_section(marts: Marts) -> SectionContent:
             axis.plot(
                 line["sample_size"],
                 line["spearman_rho"],
-                color="black" if is_fullcrawl else charts.classifier_colour(classifier),
+                color="black"
+                if is_fullcrawl
+                else charts.classifier_colour(classifier, families.get(classifier)),
                 lw=2 if is_fullcrawl else 1,
                 label=f"{classifier} ({dataset})",
                 zorder=3 if is_fullcrawl else 2,

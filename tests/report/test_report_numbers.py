@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from demo.config import CLASSIFIERS
 from report import charts, paper
 from report import numbers as nums
 from report.formatting import (
@@ -89,11 +90,23 @@ def test_text_table_aligns_columns():
 # ----------------------------------------------------------------------- numbers and captions
 
 
-def test_classifier_families_are_found_by_name_fragment():
+def test_classifier_families_are_found_by_the_registry_family():
+    families = {
+        "fineweb_edu_demo": "fineweb_edu",
+        "dclm_demo": "dclm",
+        "dclm_oh_eli5": "dclm",
+        "nemotron_quality_demo": "nemotron",
+        "gneissweb_quality": "gneissweb_quality",
+        "fineweb2_hq": "fineweb2",
+        "lid176_english": None,
+    }
     names = ["fineweb_edu_demo", "dclm_demo", "nemotron_quality_demo", "gneissweb_quality"]
-    assert nums.family_member(names, "dclm") == "dclm_demo"
-    assert nums.family_member(names, "gneissweb_quality") == "gneissweb_quality"
-    assert nums.family_member(["fineweb2_hq"], "fineweb_edu") is None
+    assert nums.family_member(names, "dclm", families) == "dclm_demo"
+    assert nums.family_member(names, "gneissweb_quality", families) == "gneissweb_quality"
+    assert nums.family_member(["fineweb2_hq"], "fineweb_edu", families) is None
+    # the first name (sorted) of the family; a name is never read for its family
+    assert nums.family_member(["dclm_oh_eli5", "dclm_demo"], "dclm", families) == "dclm_demo"
+    assert nums.family_member(["dclm_like_but_unlisted"], "dclm", families) is None
 
 
 def test_the_rq4_crawl_is_the_builds_fullcrawl_crawl_whatever_its_name(tmp_path: Path):
@@ -162,16 +175,19 @@ def test_strata_of_fewer_than_ten_hosts_are_masked_but_kept():
 
 
 def test_classifiers_keep_one_colour_in_every_figure():
-    assert charts.classifier_colour("dclm_demo") == charts.classifier_colour("dclm_fasttext")
-    assert charts.classifier_colour("gneissweb_quality_demo") == (
-        charts.classifier_colour("gneissweb_quality")
+    assert charts.classifier_colour("dclm_demo", "dclm") == (
+        charts.classifier_colour("dclm_fasttext", "dclm")
     )
-    demo = ["dclm_demo", "fineweb_edu_demo", "gneissweb_medical_demo", "gneissweb_quality_demo"]
-    demo += ["gneissweb_technology_demo", "nemotron_quality_demo"]
-    colours = [charts.classifier_colour(name) for name in demo]
+    assert charts.classifier_colour("gneissweb_quality_demo", "gneissweb_quality") == (
+        charts.classifier_colour("gneissweb_quality", "gneissweb_quality")
+    )
+    demo = {spec.name: spec.family for spec in CLASSIFIERS}
+    colours = [charts.classifier_colour(name, family) for name, family in demo.items()]
     assert len(set(colours)) == len(demo)
     assert charts.PAPER_COLOUR not in colours
-    assert charts.classifier_colour("unheard_of") == charts.classifier_colour("unheard_of")
+    assert charts.classifier_colour("unheard_of", None) == (
+        charts.classifier_colour("unheard_of", None)
+    )
 
 
 def test_depth_gains_skip_infeasible_budgets_and_stop_short_of_the_whole_crawl():
