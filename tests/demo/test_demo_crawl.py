@@ -31,7 +31,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from demo import config
 from demo import crawls as crawls_module
-from demo import generate as generate_module
+from demo import paper_lake
 from demo.config import CLASSIFIERS, CRAWLS, DRIFTED_CRAWL, GRAPH_RELEASES, SAMPLE_CRAWL
 from demo.corpus import ANNOTATIONS
 from demo.generate import sample_truth, synthesize
@@ -431,7 +431,8 @@ def test_paper_scale_documents_carry_the_last_label_and_the_public_suffix(tmp_pa
     """The paper scale writes the sample straight to the lake's documents table: url_host_tld
     the last label, url_host_registry_suffix the public suffix (schemas.DOCUMENTS)."""
     hosts, documents, pages = sample_truth(SEED, "tiny")
-    generate_module._write_lake_documents(tmp_path, SEED, hosts, documents, pages)
+    source = paper_lake.write_source(tmp_path / "raw", SEED)
+    paper_lake.write_sample(tmp_path, source, hosts, documents, pages)
     (path,) = (tmp_path / "documents" / f"crawl={SAMPLE_CRAWL}").glob("*.parquet")
     table = pq.read_table(path)
     assert table.schema.names == schemas.DOCUMENTS.names
