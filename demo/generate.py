@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from demo import corpus, crawls, graph_edges, paper_lake, warcfiles, webgraph
+from demo import corpus, crawls, gneissweb, graph_edges, paper_lake, warcfiles, webgraph
 from demo.config import CRAWLS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
 from demo.model import (
     ROLE_DANGLING,
@@ -189,13 +189,13 @@ def _write_all(
         _write_parquet(table, root / "host-index" / f"crawl={crawl}" / "part-00000.parquet")
         del table
         sample = pages if crawl == SAMPLE_CRAWL else None
-        totals = crawls.AnnotationTotals.empty(hosts.count)
-        parts = crawls.annotation_parts(crawl_rng, hosts, counts, splits, scale, sample, totals)
+        totals = gneissweb.AnnotationTotals.empty(hosts.count)
+        parts = gneissweb.annotation_parts(crawl_rng, hosts, counts, splits, scale, sample, totals)
         for index, table in enumerate(parts):
             path = annotations / "urls" / f"crawl={crawl}" / f"part-{index:05d}.parquet"
             _write_parquet(table, path)
             del table
-        table = crawls.host_annotation_table(hosts, totals)
+        table = gneissweb.host_annotation_table(hosts, totals)
         _write_parquet(table, annotations / "hosts" / f"crawl={crawl}" / "part-00000.parquet")
         del table
         coverage.append(coverage_summary(hosts, counts, graph.harmonic[0], totals, scale))

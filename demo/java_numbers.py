@@ -331,4 +331,3 @@ def java_float_strs(values: np.ndarray) -> list[str]:
 def java_double_strs(values: np.ndarray) -> list[str]:
     """Format many numbers like :func:`java_double_str`."""
     return _java_strs(values, single=False)
-

@@ -29,9 +29,8 @@ from scipy.optimize import minimize_scalar
 from scipy.stats import norm, spearmanr
 from warcio.archiveiterator import ArchiveIterator
 
-from demo import config
+from demo import config, paper_lake
 from demo import crawls as crawls_module
-from demo import paper_lake
 from demo.config import CLASSIFIERS, CRAWLS, DRIFTED_CRAWL, GRAPH_RELEASES, SAMPLE_CRAWL
 from demo.corpus import ANNOTATIONS
 from demo.generate import sample_truth, synthesize

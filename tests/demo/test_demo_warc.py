@@ -19,7 +19,8 @@ from resiliparse.parse.html import HTMLTree
 from warcio.archiveiterator import ArchiveIterator as WarcioIterator
 
 from demo.html import LANGUAGES, render_page
-from demo.warcgen import REVISIT_PROFILE, Capture, WarcFileWriter, sha1_b32
+from demo.warc_fields import REVISIT_PROFILE, Capture, sha1_b32
+from demo.warcgen import WarcFileWriter
 
 CRAWL = "CC-MAIN-2024-10"
 FILE_NAME = "CC-MAIN-20240223133422-20240223163422-00007.warc.gz"
