@@ -3,10 +3,11 @@
 Pages per crawled host are log-normal, calibrated to Common Crawl's published crawl sizes
 (``config.CRAWL_PAGES_PER_HOST_*``); the HostDb's per-host statuses (``nutch_*``) follow from
 them with the CrawlDb's published shares. Coverage ``nutch_fetched / nutch_numRecords`` is driven
-by link attractiveness (so by harmonic centrality, as Common Crawl's budget is, FORMATS.md /
-SPEC §3.4), by TLD, and by a planted, slightly negative dependence on host quality whose
-Spearman correlation is set per crawl. ``host_index_rows`` assembles a host-index table from
-drawn counts (also used by ``demo.bench_inputs``).
+by link attractiveness (so by harmonic centrality, as Common Crawl's budget is: FORMATS.md;
+docs/definitions.md, "3.4 How Common Crawl allocates its budget"), by TLD, and by a planted,
+slightly negative dependence on host quality whose Spearman correlation is set per crawl.
+``host_index_rows`` assembles a host-index table from drawn counts (also used by
+``demo.bench_inputs``).
 
 The host names (SURT, registered domain, last label), record ids and page rows here are shared
 by the host index, the GneissWeb annotations (``demo.gneissweb``), the WARC sample and the lake.
