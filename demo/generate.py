@@ -10,8 +10,9 @@ Layout under ``--out`` (usually ``$HOSTAWARE_HOME/raw``)::
     training/labelled_corpus.tsv.gz             labelled corpus for the demo classifiers
     classifier_registry.csv                     the demo classifiers' registry rows
     truth.json                                  every planted parameter and realised summary
+    paper-sample.txt                            paper scale: the sample's stand-in input file
 
-The annotations are Common Crawl's own GneissWeb datasets (``crawls`` module docstring): URL
+The annotations are Common Crawl's own GneissWeb datasets (``gneissweb`` module docstring): URL
 level ``url_surtkey, fetch_time, in_gneissweb, gneissweb_{technology,science,education,medical}``
 and host level ``surt_host_name, gneissweb_{…}, in_gneissweb``, the crawl only in the folder.
 
