@@ -1,22 +1,24 @@
 """Command line of the demo: ``python -m demo <command> …``.
 
 The demo is not part of the ingest: it writes a crawl in Common Crawl's published formats (with
-the truth it planted) for the ingest to read, and trains the demo crawl's fastText classifiers
-from its corpus. Exit status: 0 on success, 2 with one line ``python -m demo <command>: error:
-…`` when arguments or files are refused.
+the truth it planted) for the ingest to read, trains the demo crawl's fastText classifiers from
+its corpus, and writes the large inputs the lake-ingest benchmark times (``bench-inputs``, one
+JSON line describing them on standard output). Exit status: 0 on success, 2 with one line
+``python -m demo <command>: error: …`` when arguments or files are refused.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
-import os
 import sys
 from pathlib import Path
 
+from hostaware import paths
 from ingest.cli import OneLineParser, non_negative
 
-REGISTRY = Path(__file__).resolve().parents[1] / "seeds" / "classifier_registry.csv"
+REGISTRY = paths.SEEDS / "classifier_registry.csv"
 
 __all__ = ["main"]
 
@@ -40,12 +42,26 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="paper scale: lake folder for the documents tables (default: <out>/../lake)",
     )
-    home = Path(os.environ.get("HOSTAWARE_HOME", "data"))
     train = commands.add_parser(
         "classifiers", help="train the demo crawl's fastText models from its corpus"
     )
-    train.add_argument("--raw", type=Path, default=home / "raw", help="the demo crawl's folder")
+    train.add_argument(
+        "--raw", type=Path, default=paths.home() / "raw", help="the demo crawl's folder"
+    )
     train.add_argument("--registry", type=Path, default=REGISTRY, help="classifier registry")
+    inputs = commands.add_parser(
+        "bench-inputs", help="write the lake-ingest benchmark's inputs (cached), print them"
+    )
+    inputs.add_argument("kind", choices=["ranks", "host-index"], help="which input")
+    inputs.add_argument("--out", type=Path, required=True, help="folder of the inputs (a cache)")
+    inputs.add_argument("--rows", type=non_negative, default=50_000_000, help="ranks rows")
+    inputs.add_argument(
+        "--prefix-rows",
+        default="",
+        help="ranks: comma-separated N, files holding the first N rows (N < --rows)",
+    )
+    inputs.add_argument("--hosts", type=non_negative, default=5_000_000, help="hosts per crawl")
+    inputs.add_argument("--workers", type=non_negative, default=2, help="processes (ranks)")
     return parser
 
 
@@ -58,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.command == "crawl":
         return _crawl(args)
+    if args.command == "bench-inputs":
+        return _bench_inputs(args)
     return _classifiers(args)
 
 
@@ -101,6 +119,18 @@ def _classifiers(args: argparse.Namespace) -> int:
             f"mean score {result['valid_mean_score']:.3f} "
             f"vs label {result['valid_mean_label_value']:.3f}"
         )
+    return 0
+
+
+def _bench_inputs(args: argparse.Namespace) -> int:
+    from demo.bench_inputs import host_index_files, ranks_files
+
+    if args.kind == "ranks":
+        prefixes = sorted({int(n) for n in args.prefix_rows.split(",") if n})
+        info = ranks_files(args.out, args.rows, prefixes, max(1, args.workers))
+    else:
+        info = host_index_files(args.out, args.hosts)
+    print(json.dumps(info))
     return 0
 
 

@@ -1,7 +1,8 @@
 """Parameters of the demo crawl: scales, crawls, graph releases, TLD mix, planted classifiers.
 
 Every number the generator plants is here, with the paper's figure it is calibrated to
-(``../shared/SPEC.md`` §2.2). ``truth.json`` repeats them beside what the draw realised.
+(docs/definitions.md, "2.2 Headline numbers"). ``truth.json`` repeats them beside what the
+draw realised.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ __all__ = [
     "TldSpec",
 ]
 
-# Six crawls, 2021-2024, as the paper's full-crawl regime [S §3.3, E]. The classified WARC sample
+# Six crawls, 2021-2024, as the paper's full-crawl regime (docs/definitions.md,
+# "2.1 Data regimes"). The classified WARC sample
 # and the RQ4 headline figures are for CC-MAIN-2024-10.
 CRAWLS: tuple[str, ...] = (
     "CC-MAIN-2021-04",
@@ -148,7 +150,8 @@ class ClassifierSpec:
         is_english_trained: whether the imitated model was trained on English only.
         family: the published classifier family it imitates (``classifier_registry.family``:
             the report finds "the DCLM classifier" by it, never by the name).
-        hq_threshold: score above which a page counts as high quality (SPEC: 0.5).
+        hq_threshold: score above which a page counts as high quality (0.5:
+            docs/definitions.md, "2.1 Data regimes").
     """
 
     name: str
@@ -380,7 +383,8 @@ class Scale:
 SCALES: dict[str, Scale] = {
     "tiny": Scale("tiny", 90, 20, 60, 130, 1.25, 120, 2, True, 2_000, 12000),
     "demo": Scale("demo", 1600, 400, 2000, 4000, 1.2, 400, 8, True, 5_000, 48000),
-    # The paper's classified sample: 532,628 hosts with >= 3 documents, 3.01M documents [S §3.1];
+    # The paper's classified sample: 532,628 hosts with >= 3 documents, 3.01M documents
+    # (docs/definitions.md, "2.1 Data regimes");
     # graph and host index >= 5M hosts per crawl.
     "paper": Scale("paper", 532_628, 150_000, 1_300_000, 3_100_000, 1.97, 5000, 0, False, 50, 0),
 }

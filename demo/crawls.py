@@ -1,23 +1,21 @@
-"""Common Crawl's per-host crawl counts (the host index) and its GneissWeb annotations.
+"""Common Crawl's per-host crawl counts (the host index), and the demo's host and page names.
 
 Pages per crawled host are log-normal, calibrated to Common Crawl's published crawl sizes
 (``config.CRAWL_PAGES_PER_HOST_*``); the HostDb's per-host statuses (``nutch_*``) follow from
 them with the CrawlDb's published shares. Coverage ``nutch_fetched / nutch_numRecords`` is driven
-by link attractiveness (so by harmonic centrality, as Common Crawl's budget is, FORMATS.md /
-SPEC §3.4), by TLD, and by a planted, slightly negative dependence on host quality whose
-Spearman correlation is set per crawl.
+by link attractiveness (so by harmonic centrality, as Common Crawl's budget is: FORMATS.md;
+docs/definitions.md, "3.4 How Common Crawl allocates its budget"), by TLD, and by a planted,
+slightly negative dependence on host quality whose Spearman correlation is set per crawl.
+``host_index_rows`` assembles a host-index table from drawn counts (also used by
+``demo.bench_inputs``).
 
-The annotations are Common Crawl's own two GneissWeb datasets
-(``commoncrawl/gneissweb-annotation-url-testing-v1`` and ``…-host-testing-v1``, on S3 under
-``projects/gneissweb-annotation-testing-v1/{urls,hosts}/crawl=…/``): a row per annotated page
-keyed by ``url_surtkey`` and ``fetch_time`` (the crawl is the Hive partition), and a row per host
-with the host's mean category scores.
+The host names (SURT, registered domain, last label), record ids and page rows here are shared
+by the host index, the GneissWeb annotations (``demo.gneissweb``), the WARC sample and the lake.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -39,26 +37,22 @@ from demo.config import (
     FETCH_STATUS_PER_200,
     SAMPLE_CRAWL,
     TLDS,
-    Scale,
 )
-from demo.model import ROLE_DANGLING, Hosts, page_scores
+from demo.model import ROLE_DANGLING, Hosts
 
 __all__ = [
-    "CATEGORY_SOURCES",
     "CRAWL_DAYS",
-    "HOST_ANNOTATION_SCHEMA",
+    "FETCH_COLUMNS",
     "HOST_INDEX_SCHEMA",
-    "IN_GNEISSWEB_THRESHOLD",
     "NOT_FETCHED",
-    "URL_ANNOTATION_SCHEMA",
-    "AnnotationTotals",
+    "QUALITY_CLASSIFIER",
     "CrawlCountModel",
     "CrawlCounts",
     "PageRows",
-    "annotated_pages",
-    "annotation_parts",
+    "count_share",
     "crawl_start",
-    "host_annotation_table",
+    "drift_schema",
+    "host_index_rows",
     "host_index_table",
     "host_strings",
     "last_labels",
@@ -67,9 +61,12 @@ __all__ = [
     "url_surtkeys",
 ]
 
-_QUALITY = next(i for i, spec in enumerate(CLASSIFIERS) if spec.name == "gneissweb_quality_demo")
+# The GneissWeb quality classifier: its column in CLASSIFIERS (hosts.effects, true scores).
+QUALITY_CLASSIFIER = next(
+    i for i, spec in enumerate(CLASSIFIERS) if spec.name == "gneissweb_quality_demo"
+)
 _COVERAGE_SLOPE = 1.4
-_FETCH_COLUMNS = (
+FETCH_COLUMNS = (
     "fetch_3xx",
     "fetch_4xx",
     "fetch_5xx",
@@ -114,7 +111,7 @@ HOST_INDEX_SCHEMA = pa.schema(
         ("fetch_200", pa.int32()),
         ("fetch_200_lote", pa.int32()),
         ("fetch_200_lote_pct", pa.int32()),
-        *[(name, pa.int32()) for name in _FETCH_COLUMNS],
+        *[(name, pa.int32()) for name in FETCH_COLUMNS],
         ("nutch_numRecords", pa.int32()),
         *[(f"nutch_{name}{suffix}", pa.int32()) for name in _NUTCH_PCT for suffix in ("", "_pct")],
         *[(name, pa.int32()) for name in _ROBOTS],
@@ -190,7 +187,7 @@ class CrawlCountModel:
         self.crawled = crawled
         count = hosts.count
         tld_shift = np.array([tld.coverage_shift for tld in TLDS])[hosts.tld_index]
-        quality = _standardise(hosts.effects[:, _QUALITY], crawled)
+        quality = _standardise(hosts.effects[:, QUALITY_CLASSIFIER], crawled)
         driver = 0.9 * _standardise(hosts.attractiveness, crawled) + tld_shift
         driver = driver + 0.6 * rng.standard_normal(count)
         slope = np.polyfit(quality[crawled], driver[crawled], 1)[0]
@@ -335,43 +332,88 @@ def host_index_table(
     fetch_200 = counts.fetch_200[rows]
     english = hosts.is_english[rows]
 
-    def share(values: np.ndarray, factor: float | np.ndarray) -> np.ndarray:
-        return np.round(values * factor).astype(np.int32)
-
-    lote = share(fetch_200, np.where(english, 0.03, 0.95))
+    lote = count_share(fetch_200, np.where(english, 0.03, 0.95))
     record_length = np.where(fetch_200 > 0, np.exp(rng.normal(9.6, 0.4, n)), 0)
+    fetch_counts = {}
+    for name in FETCH_COLUMNS:
+        rate = FETCH_STATUS_PER_200.get(name, _UNPUBLISHED_FETCH_RATE)
+        fetch_counts[name] = rng.poisson(rate * fetch_200).astype(np.int32)
+    nutch = {"fetched": fetched}
+    for index, name in enumerate(NOT_FETCHED):
+        nutch[name] = counts.not_fetched[rows, index]
+    table = host_index_rows(
+        _graph_strings(hosts),
+        {
+            "hcrank10": _rank10(harmonic[rows]),
+            "prank10": _rank10(pagerank[rows]),
+            "prank": pagerank[rows],
+            "hcrank": harmonic[rows].astype(np.float64),
+        },
+        record_length=record_length,
+        fetch_200=fetch_200,
+        lote=lote,
+        fetch_counts=fetch_counts,
+        known=known,
+        nutch=nutch,
+    )
+    if counts.crawl == DRIFTED_CRAWL:
+        table = drift_schema(table)
+    return table
+
+
+def count_share(values: np.ndarray, factor: float | np.ndarray) -> np.ndarray:
+    """``values * factor`` rounded to int32 counts (a status's share of a host's pages)."""
+    return np.round(values * factor).astype(np.int32)
+
+
+def host_index_rows(
+    strings: dict[str, pa.Array],
+    ranks: dict[str, np.ndarray],
+    *,
+    record_length: np.ndarray,
+    fetch_200: np.ndarray,
+    lote: np.ndarray,
+    fetch_counts: dict[str, np.ndarray],
+    known: np.ndarray,
+    nutch: dict[str, np.ndarray],
+) -> pa.Table:
+    """A host-index table (``HOST_INDEX_SCHEMA``) from its drawn counts; nothing is drawn here.
+
+    The derived columns follow from the counts as in Common Crawl's index: the record lengths
+    (mean, median = 0.9 mean), the ``_pct`` columns (percent of fetch_200 or of numRecords),
+    ``robots_200`` = 1 where the host has records, the other robots columns 0.
+
+    Args:
+        strings: ``surt_host_name``, ``url_host_registered_domain``, ``url_host_tld``.
+        ranks: ``hcrank10``, ``prank10``, ``prank``, ``hcrank``.
+        record_length: mean WARC record length per host (0 where nothing was archived).
+        fetch_200: archived 200 captures.
+        lote: the archived 200 captures not in English.
+        fetch_counts: the other ``fetch_*`` columns (``FETCH_COLUMNS``).
+        known: ``nutch_numRecords``.
+        nutch: the HostDb statuses (``fetched`` and ``NOT_FETCHED``).
+    """
     columns: dict[str, np.ndarray | pa.Array] = {
-        **_graph_strings(hosts),
-        "hcrank10": _rank10(harmonic[rows]),
-        "prank10": _rank10(pagerank[rows]),
-        "prank": pagerank[rows],
-        "hcrank": harmonic[rows].astype(np.float64),
+        **strings,
+        **ranks,
         "warc_record_length_av": np.round(record_length).astype(np.int32),
         "warc_record_length_median": np.round(record_length * 0.9).astype(np.int32),
         "fetch_200": fetch_200,
         "fetch_200_lote": lote,
         "fetch_200_lote_pct": _pct(lote, fetch_200),
+        **fetch_counts,
+        "nutch_numRecords": known,
     }
-    for name in _FETCH_COLUMNS:
-        rate = FETCH_STATUS_PER_200.get(name, _UNPUBLISHED_FETCH_RATE)
-        columns[name] = rng.poisson(rate * fetch_200).astype(np.int32)
-    columns["nutch_numRecords"] = known
-    nutch = {"fetched": fetched}
-    for index, name in enumerate(NOT_FETCHED):
-        nutch[name] = counts.not_fetched[rows, index]
     for name in _NUTCH_PCT:
         columns[f"nutch_{name}"] = nutch[name]
         columns[f"nutch_{name}_pct"] = _pct(nutch[name], known)
-    zeros = np.zeros(n, dtype=np.int32)
+    zeros = np.zeros(len(known), dtype=np.int32)
     for name in _ROBOTS:
         columns[name] = (known > 0).astype(np.int32) if name == "robots_200" else zeros
-    table = pa.Table.from_arrays(
+    return pa.Table.from_arrays(
         [pa.array(columns.pop(field.name), field.type) for field in HOST_INDEX_SCHEMA],
         schema=HOST_INDEX_SCHEMA,
     )
-    if counts.crawl == DRIFTED_CRAWL:
-        table = drift_schema(table)
-    return table
 
 
 def drift_schema(table: pa.Table) -> pa.Table:
@@ -451,209 +493,3 @@ def url_surtkeys(hosts: Hosts, host_id: np.ndarray, urls: pa.Array) -> pa.Array:
     path = pc.if_else(pc.equal(path, ""), "/", path)
     surt = host_strings(hosts)[1].take(pa.array(host_id))
     return pc.binary_join_element_wise(surt, ")", path, "")
-
-
-# Common Crawl's URL-level GneissWeb annotations: the crawl is the Hive partition only.
-URL_ANNOTATION_SCHEMA = pa.schema(
-    [
-        ("url_surtkey", pa.string()),
-        ("fetch_time", pa.timestamp("us", tz="UTC")),
-        ("in_gneissweb", pa.bool_()),
-        ("gneissweb_technology", pa.float64()),
-        ("gneissweb_science", pa.float64()),
-        ("gneissweb_education", pa.float64()),
-        ("gneissweb_medical", pa.float64()),
-    ]
-)
-# Common Crawl's host-level GneissWeb annotations (the joined README sample's column order).
-HOST_ANNOTATION_SCHEMA = pa.schema(
-    [
-        ("surt_host_name", pa.string()),
-        ("gneissweb_technology", pa.float64()),
-        ("gneissweb_science", pa.float64()),
-        ("gneissweb_education", pa.float64()),
-        ("gneissweb_medical", pa.float64()),
-        ("in_gneissweb", pa.bool_()),
-    ]
-)
-_CATEGORIES = (
-    "gneissweb_technology",
-    "gneissweb_science",
-    "gneissweb_education",
-    "gneissweb_medical",
-)
-# The planted classifier whose true score each category probability is (science: a mix).
-CATEGORY_SOURCES = {
-    "gneissweb_technology": "gneissweb_technology_demo",
-    "gneissweb_science": (
-        "sigmoid(0.6 logit(fineweb_edu_demo) + 0.4 logit(gneissweb_technology_demo))"
-    ),
-    "gneissweb_education": "fineweb_edu_demo",
-    "gneissweb_medical": "gneissweb_medical_demo",
-}
-IN_GNEISSWEB_THRESHOLD = 0.5  # GneissWeb keeps pages whose quality score is above 0.5
-
-
-def _column(name: str) -> int:
-    return next(i for i, spec in enumerate(CLASSIFIERS) if spec.name == name)
-
-
-_PART_ROWS = 2_000_000  # annotation rows per Parquet part (bounds the generator's memory)
-
-
-def annotated_pages(
-    hosts: Hosts, counts: CrawlCounts, scale: Scale, sample: PageRows | None = None
-) -> np.ndarray:
-    """Annotated pages per host id: ``min(fetch_200, cap)``, at least the host's WARC pages."""
-    pages = np.minimum(counts.fetch_200, scale.annotation_page_cap).astype(np.int64)
-    pages[~hosts.in_graph] = 0  # no crawl counts for hosts outside the graph ...
-    if sample is not None:  # ... but their WARC pages are annotated
-        pages = np.maximum(pages, np.bincount(sample.host_id, minlength=hosts.count))
-    return pages
-
-
-@dataclass
-class AnnotationTotals:
-    """Per host id, what the URL-level rows of one crawl add up to (for the host level)."""
-
-    pages: np.ndarray  # int64: annotated pages
-    sums: np.ndarray  # float64 (H, 4): sums of the category scores, in _CATEGORIES order
-    in_gneissweb: np.ndarray  # int64: pages in GneissWeb
-
-    @classmethod
-    def empty(cls, count: int) -> AnnotationTotals:
-        """No rows yet for ``count`` hosts."""
-        return cls(
-            np.zeros(count, dtype=np.int64),
-            np.zeros((count, len(_CATEGORIES))),
-            np.zeros(count, dtype=np.int64),
-        )
-
-    def add(self, host_id: np.ndarray, table: pa.Table) -> None:
-        """Add one part's rows (``host_id`` gives each row's host)."""
-        count = len(self.pages)
-        self.pages += np.bincount(host_id, minlength=count)
-        flags = table["in_gneissweb"].to_numpy(zero_copy_only=False).astype(np.float64)
-        self.in_gneissweb += np.round(np.bincount(host_id, flags, count)).astype(np.int64)
-        for index, name in enumerate(_CATEGORIES):
-            values = table[name].to_numpy()
-            self.sums[:, index] += np.bincount(host_id, values, count)
-
-
-def annotation_parts(
-    rng: np.random.Generator,
-    hosts: Hosts,
-    counts: CrawlCounts,
-    splits: dict[str, float],
-    scale: Scale,
-    sample: PageRows | None = None,
-    totals: AnnotationTotals | None = None,
-) -> Iterator[pa.Table]:
-    """URL-level GneissWeb annotations of one crawl's archived pages, part by part.
-
-    Each crawled graph host gets ``annotated_pages`` rows, fetched at random seconds of the
-    crawl's two weeks. In the sample crawl the WARC pages are among them (the same
-    ``url_surtkey`` and ``fetch_time`` = WARC-Date, their true scores; they make the first part),
-    so annotations join to the classified documents on the URL's SURT key and the capture time,
-    as Common Crawl's join them to its URL index. Further parts hold the drawn pages of
-    consecutive host ranges, at most ``_PART_ROWS`` rows each.
-
-    Args:
-        rng: the random stream of this crawl (consumed part by part, in order).
-        hosts: all hosts.
-        counts: the crawl's counts.
-        splits: latent between-host shares per classifier.
-        scale: the scale (its ``annotation_page_cap``).
-        sample: the WARC sample's pages, for the sample crawl.
-        totals: if given, each part's rows are added to it (for ``host_annotation_table``).
-    """
-    given = (
-        np.bincount(sample.host_id, minlength=hosts.count)
-        if sample is not None
-        else np.zeros(hosts.count, dtype=np.int64)
-    )
-    drawn = annotated_pages(hosts, counts, scale, sample) - given
-    surt = host_strings(hosts)[1]
-    if sample is not None:
-        table = _annotation_rows(
-            sample.fetch_time,
-            url_surtkeys(hosts, sample.host_id, sample.url),
-            sample.true_score,
-        )
-        if totals is not None:
-            totals.add(sample.host_id, table)
-        yield table
-    start_us = int(crawl_start(counts.crawl).timestamp()) * 1_000_000
-    ends = np.cumsum(drawn)
-    first = 0
-    while first < hosts.count:
-        last = int(np.searchsorted(ends, (ends[first - 1] if first else 0) + _PART_ROWS, "right"))
-        last = max(last, first + 1)
-        part = np.zeros(hosts.count, dtype=np.int64)
-        part[first:last] = drawn[first:last]
-        first = last
-        if not part.any():
-            continue
-        host_id = np.repeat(np.arange(hosts.count), part)
-        to_english = (rng.random(len(host_id)) < 0.05) & ~hosts.is_english[host_id]
-        non_english = ~(hosts.is_english[host_id] | to_english)
-        scores = page_scores(rng, hosts, host_id, non_english, splits)
-        seconds = rng.integers(0, CRAWL_DAYS * 86_400, len(host_id))
-        position = np.arange(len(host_id)) - np.repeat(np.cumsum(part) - part, part)
-        path = pc.binary_join_element_wise(
-            ")/page/", pc.cast(pa.array(position + given[host_id]), pa.string()), ".html", ""
-        )
-        keys = pc.binary_join_element_wise(surt.take(pa.array(host_id)), path, "")
-        table = _annotation_rows(start_us + seconds * 1_000_000, keys, scores)
-        if totals is not None:
-            totals.add(host_id, table)
-        yield table
-
-
-def _annotation_rows(fetch_time: np.ndarray, keys: pa.Array, scores: np.ndarray) -> pa.Table:
-    """The URL-level rows of pages with the given SURT keys, capture times and true scores."""
-    education = scores[:, _column("fineweb_edu_demo")]
-    technology = scores[:, _column("gneissweb_technology_demo")]
-    science = 1.0 / (1.0 + np.exp(-(0.6 * _logit(education) + 0.4 * _logit(technology))))
-    columns = {
-        "url_surtkey": keys,
-        "fetch_time": pa.array(fetch_time, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
-        "in_gneissweb": scores[:, _QUALITY] > IN_GNEISSWEB_THRESHOLD,
-        "gneissweb_technology": technology,
-        "gneissweb_science": science,
-        "gneissweb_education": education,
-        "gneissweb_medical": scores[:, _column("gneissweb_medical_demo")],
-    }
-    return pa.Table.from_arrays(
-        [pa.array(columns.pop(field.name), type=field.type) for field in URL_ANNOTATION_SCHEMA],
-        schema=URL_ANNOTATION_SCHEMA,
-    )
-
-
-def host_annotation_table(hosts: Hosts, totals: AnnotationTotals) -> pa.Table:
-    """The host-level annotations of one crawl: a row per host with annotated pages.
-
-    Each category is the mean of the host's URL-level values. ``in_gneissweb`` reads the
-    dataset card's "Boolean flag for GneissWeb inclusion" at host level as: at least one of the
-    host's annotated pages is in GneissWeb (the ``bool_or`` of its URL-level flags). Rows are in
-    SURT order.
-    """
-    present = np.flatnonzero(totals.pages > 0)
-    surt = host_strings(hosts)[1].take(pa.array(present))
-    order = pc.sort_indices(surt).to_numpy()
-    present, surt = present[order], surt.take(pa.array(order))
-    means = totals.sums[present] / totals.pages[present, None]
-    columns = {
-        "surt_host_name": surt,
-        **{name: means[:, index] for index, name in enumerate(_CATEGORIES)},
-        "in_gneissweb": totals.in_gneissweb[present] > 0,
-    }
-    return pa.Table.from_arrays(
-        [pa.array(columns.pop(field.name), type=field.type) for field in HOST_ANNOTATION_SCHEMA],
-        schema=HOST_ANNOTATION_SCHEMA,
-    )
-
-
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 1e-12, 1 - 1e-12)
-    return np.log(p) - np.log1p(-p)

@@ -10,20 +10,21 @@ Layout under ``--out`` (usually ``$HOSTAWARE_HOME/raw``)::
     training/labelled_corpus.tsv.gz             labelled corpus for the demo classifiers
     classifier_registry.csv                     the demo classifiers' registry rows
     truth.json                                  every planted parameter and realised summary
+    paper-sample.txt                            paper scale: the sample's stand-in input file
 
-The annotations are Common Crawl's own GneissWeb datasets (``crawls`` module docstring): URL
+The annotations are Common Crawl's own GneissWeb datasets (``gneissweb`` module docstring): URL
 level ``url_surtkey, fetch_time, in_gneissweb, gneissweb_{technology,science,education,medical}``
 and host level ``surt_host_name, gneissweb_{…}, in_gneissweb``, the crawl only in the folder.
 
-At ``paper`` scale the WARC text is not written: the classified sample goes straight to the
-lake's ``documents`` and ``document_scores`` tables (``--lake``, default ``<out>/../lake``).
-Everything is written under a temporary name and moved into place at the end, so a failed or
-interrupted run leaves no half-written crawl.
+At ``paper`` scale the WARC text is not written: the crawl holds ``paper-sample.txt`` instead,
+and once the crawl is in place the classified sample is committed to the lake's ``documents``
+and ``document_scores`` tables (``--lake``, default ``<out>/../lake``) as the ingest of that file
+(``demo.paper_lake``). Everything is written under a temporary name and moved into place at the
+end, so a failed or interrupted run leaves no half-written crawl.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -31,7 +32,7 @@ import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -39,8 +40,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from demo import corpus, crawls, warcfiles, webgraph
-from demo.config import CLASSIFIERS, CRAWLS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
+from demo import corpus, crawls, gneissweb, graph_edges, paper_lake, warcfiles, webgraph
+from demo.config import CRAWLS, GRAPH_RELEASES, SAMPLE_CRAWL, SCALES, Scale
 from demo.model import (
     ROLE_DANGLING,
     Documents,
@@ -50,8 +51,6 @@ from demo.model import (
     variance_splits,
 )
 from demo.truth import build_truth, coverage_summary
-from ingest import schemas
-from ingest.lake import write_schema_files
 
 __all__ = ["SynthError", "sample_truth", "synthesize"]
 
@@ -113,9 +112,14 @@ def synthesize(
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        truth, timings = _write_all(staging, seed, scale, lake or out.parent / "lake")
+        lake = lake or out.parent / "lake"
+        truth, timings, sample = _write_all(staging, seed, scale, lake)
         (staging / "truth.json").write_text(json.dumps(truth, indent=2, sort_keys=True) + "\n")
         _publish(staging, out)
+        if sample is not None:  # paper scale: the sample file is in place, ingest it
+            mark = time.perf_counter()
+            paper_lake.write_sample(lake, out / paper_lake.SOURCE_NAME, *sample)
+            timings["lake"] = round(time.perf_counter() - mark, 2)
         truth["timings_seconds"] = timings
         truth["generation_seconds"] = round(time.perf_counter() - started, 2)
     except BaseException:
@@ -147,8 +151,14 @@ def _publish(staging: Path, out: Path) -> None:
     shutil.rmtree(retired, ignore_errors=True)
 
 
-def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, dict[str, float]]:
-    """Write every part of the crawl under root; return the truth and the seconds per step."""
+def _write_all(
+    root: Path, seed: int, scale: Scale, lake: Path
+) -> tuple[dict, dict[str, float], tuple[Hosts, Documents, crawls.PageRows] | None]:
+    """Write every part of the crawl under root.
+
+    Returns the truth, the seconds per step and, at paper scale, the sample (hosts, documents,
+    pages) to commit to the lake once the crawl is in place (``None`` otherwise).
+    """
     rng = _streams(seed)
     timings: dict[str, float] = {}
 
@@ -180,13 +190,13 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
         _write_parquet(table, root / "host-index" / f"crawl={crawl}" / "part-00000.parquet")
         del table
         sample = pages if crawl == SAMPLE_CRAWL else None
-        totals = crawls.AnnotationTotals.empty(hosts.count)
-        parts = crawls.annotation_parts(crawl_rng, hosts, counts, splits, scale, sample, totals)
+        totals = gneissweb.AnnotationTotals.empty(hosts.count)
+        parts = gneissweb.annotation_parts(crawl_rng, hosts, counts, splits, scale, sample, totals)
         for index, table in enumerate(parts):
             path = annotations / "urls" / f"crawl={crawl}" / f"part-{index:05d}.parquet"
             _write_parquet(table, path)
             del table
-        table = crawls.host_annotation_table(hosts, totals)
+        table = gneissweb.host_annotation_table(hosts, totals)
         _write_parquet(table, annotations / "hosts" / f"crawl={crawl}" / "part-00000.parquet")
         del table
         coverage.append(coverage_summary(hosts, counts, graph.harmonic[0], totals, scale))
@@ -210,23 +220,30 @@ def _write_all(root: Path, seed: int, scale: Scale, lake: Path) -> tuple[dict, d
                 root / "warc" / SAMPLE_CRAWL, seed, hosts, documents, pages, fetched_at, scale
             )
             warc_summary = warcfiles.summarise(list(pool.map(warcfiles.write_warc_job, jobs)))
+            sample = None
         else:
-            warc_summary = _write_lake_documents(lake, seed, hosts, documents, pages)
+            paper_lake.write_source(root, seed)
+            warc_summary = paper_lake.summary(lake, documents.count)
+            sample = (hosts, documents, pages)
         training = training_future.result() if training_future else {}
     corpus.write_registry(root / "classifier_registry.csv")
-    lap("warc_and_training_corpus" if scale.warc_files else "lake_and_training_corpus", mark)
+    lap("warc_and_training_corpus" if scale.warc_files else "training_corpus", mark)
 
-    return build_truth(
-        seed=seed,
-        scale=scale,
-        hosts=hosts,
-        documents=documents,
-        splits=splits,
-        graph=graph,
-        coverage=coverage,
-        warc=warc_summary,
-        training=training,
-    ), timings
+    return (
+        build_truth(
+            seed=seed,
+            scale=scale,
+            hosts=hosts,
+            documents=documents,
+            splits=splits,
+            graph=graph,
+            coverage=coverage,
+            warc=warc_summary,
+            training=training,
+        ),
+        timings,
+        sample,
+    )
 
 
 # --------------------------------------------------------------------------- web graph
@@ -246,10 +263,10 @@ def _write_graph(folder: Path, rng: np.random.Generator, hosts: Hosts, scale: Sc
     if scale.write_graph_files:
         out_degree = np.where(crawled, np.round(np.exp(rng.normal(1.9, 0.8, len(nodes)))), 0)
         group = hosts.tld_index[nodes]
-        edges = webgraph.generate_edges(rng, out_degree.astype(np.int64), weights, group)
+        edges = graph_edges.generate_edges(rng, out_degree.astype(np.int64), weights, group)
         releases_edges = [
             edges,
-            webgraph.perturb_edges(
+            graph_edges.perturb_edges(
                 rng, edges, out_degree.astype(np.int64), weights, group, drop_share=0.15
             ),
         ]
@@ -375,85 +392,6 @@ def _warc_jobs(
             )
         )
     return jobs
-
-
-def _write_lake_documents(
-    lake: Path,
-    seed: int,
-    hosts: Hosts,
-    documents: Documents,
-    pages: crawls.PageRows,
-) -> dict:
-    """Paper scale: the classified sample as lake tables (schemas.DOCUMENTS / DOCUMENT_SCORES).
-
-    The parts are named, and committed by a manifest row, as ``ingest documents`` does for one
-    input file; the "file" is the generator itself (``synth://paper?seed=N``).
-    """
-    started = datetime.now(UTC)
-    source = f"synth://paper?seed={seed}"
-    sha256 = hashlib.sha256(source.encode()).hexdigest()
-    key = sha256[:20]
-    partition = f"crawl={SAMPLE_CRAWL}"
-    count = documents.count
-    host = documents.host_id
-    rng = np.random.default_rng(count)
-    docs = pa.table(
-        {
-            "doc_id": pages.record_id,
-            "url": pages.url,
-            "surt_host_name": crawls.host_strings(hosts)[1].take(pa.array(host)),
-            "url_host_registered_domain": pa.array(hosts.registered_domain[host], pa.string()),
-            "url_host_tld": pa.array(crawls.last_labels(hosts)[host], pa.string()),
-            "url_host_registry_suffix": pa.array(hosts.suffix[host], pa.string()),
-            "warc_file": pa.repeat(pa.scalar(source), count),
-            "warc_record_offset": pa.array(np.zeros(count, dtype=np.int64)),
-            "language": pa.array(documents.language, pa.string()),
-            "language_score": pa.array(np.round(rng.uniform(0.7, 1.0, count), 4)),
-            "language_source": pa.repeat(pa.scalar("synthetic"), count),
-            "text_length": pa.array(rng.integers(800, 20_000, count).astype(np.int32)),
-            "payload_digest": pa.nulls(count, pa.string()),
-            "fetched_at": pa.array(pages.fetch_time, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
-            "text": pa.nulls(count, pa.string()),
-        },
-        schema=schemas.DOCUMENTS,
-    )
-    outputs = [f"documents/{partition}/part-{key}.parquet"]
-    _write_parquet(docs, lake / outputs[0])
-    del docs
-    scores = pa.table(
-        {
-            "doc_id": pages.record_id.take(pa.array(np.repeat(np.arange(count), len(CLASSIFIERS)))),
-            "classifier": pa.array(
-                np.tile(np.array([spec.name for spec in CLASSIFIERS], dtype=object), count),
-                pa.string(),
-            ),
-            "score": pa.array(documents.true_score.reshape(-1)),
-        },
-        schema=schemas.DOCUMENT_SCORES,
-    )
-    outputs.append(f"document_scores/{partition}/part-{key}.parquet")
-    _write_parquet(scores, lake / outputs[1])
-    manifest = {
-        "source_file": source,
-        "source_size_bytes": 0,
-        "source_sha256": sha256,
-        "lake_table": "documents",
-        "part_key": key,
-        "crawl": SAMPLE_CRAWL,
-        "records_read": count,
-        "records_written": count,
-        "records_rejected": 0,
-        "rejected_by_reason": [],
-        "output_files": outputs,
-        "started_at": started,
-        "finished_at": datetime.now(UTC),
-    }
-    _write_parquet(
-        pa.Table.from_pylist([manifest], schema=schemas.MANIFEST),
-        lake / "_manifest" / "documents" / f"{key}.parquet",
-    )
-    write_schema_files(lake)
-    return {"lake": str(lake), "documents": count, "document_scores": count * len(CLASSIFIERS)}
 
 
 def _write_parquet(table: pa.Table, path: Path) -> None:

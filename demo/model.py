@@ -44,7 +44,8 @@ __all__ = [
 ]
 
 ROLE_SAMPLE, ROLE_SMALL, ROLE_OTHER, ROLE_DANGLING = 0, 1, 2, 3
-# Sample hosts left out of the web graph: the paper drops < 0.3% of hosts for this [S §3.2].
+# Sample hosts left out of the web graph: the paper drops < 0.3% of hosts for this
+# (docs/definitions.md, "2.1 Data regimes").
 MISSING_FROM_GRAPH_SHARE = 0.0025
 
 _SYLLABLES = (
@@ -215,7 +216,10 @@ def solve_variance_split(spec: ClassifierSpec, non_english_share: float) -> floa
 
 
 def icc1_anova(groups: np.ndarray, values: np.ndarray) -> float:
-    """One-way ANOVA ICC(1) with the unbalanced n0 correction (SPEC §A2), for truth.json."""
+    """One-way ANOVA ICC(1) with the unbalanced n0 correction, for truth.json.
+
+    As docs/definitions.md defines it ("A2. ICC(1)").
+    """
     return _GroupedIcc(groups)(values)
 
 

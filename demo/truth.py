@@ -13,6 +13,7 @@ import numpy as np
 from scipy.stats import norm, spearmanr
 
 from demo import crawls as crawls_module
+from demo import gneissweb
 from demo.config import (
     CALIBRATION_SOURCES,
     CLASSIFIERS,
@@ -68,7 +69,7 @@ def coverage_summary(
     hosts: Hosts,
     counts: Any,
     harmonic: np.ndarray,
-    totals: crawls_module.AnnotationTotals,
+    totals: gneissweb.AnnotationTotals,
     scale: Scale,
 ) -> dict:
     """One crawl's planted and realised counts and annotations (computed while they exist)."""
@@ -175,7 +176,7 @@ def annotation_formats() -> dict:
         "s3://commoncrawl/projects/gneissweb-annotation-testing-v1/{urls,hosts}/crawl=<crawl>/",
         "url_level": {
             "path": "gneissweb-annotations/urls/crawl=<crawl>/part-NNNNN.parquet",
-            "columns": columns(crawls_module.URL_ANNOTATION_SCHEMA),
+            "columns": columns(gneissweb.URL_ANNOTATION_SCHEMA),
             "key": ["url_surtkey", "crawl (Hive partition)", "fetch_time"],
             "rows": "one per archived 200 page of the crawl (fetch_200, at most "
             "annotation_page_cap per host); in the sample crawl the WARC sample's HTML pages "
@@ -183,7 +184,7 @@ def annotation_formats() -> dict:
         },
         "host_level": {
             "path": "gneissweb-annotations/hosts/crawl=<crawl>/part-00000.parquet",
-            "columns": columns(crawls_module.HOST_ANNOTATION_SCHEMA),
+            "columns": columns(gneissweb.HOST_ANNOTATION_SCHEMA),
             "key": ["surt_host_name", "crawl (Hive partition)"],
             "rows": "one per host with URL-level rows in the crawl, in SURT order; each "
             "category is the mean of the host's URL-level values",
@@ -192,9 +193,9 @@ def annotation_formats() -> dict:
             "(bool_or of its URL-level in_gneissweb)",
         },
         "in_gneissweb_planted": "the page's true gneissweb_quality_demo score > "
-        f"{crawls_module.IN_GNEISSWEB_THRESHOLD} (the paper's high-quality threshold): the "
+        f"{gneissweb.IN_GNEISSWEB_THRESHOLD} (the paper's high-quality threshold): the "
         "planted HQ flag of the full-crawl regime",
-        "category_scores_planted": crawls_module.CATEGORY_SOURCES,
+        "category_scores_planted": gneissweb.CATEGORY_SOURCES,
     }
 
 

@@ -18,7 +18,8 @@ import numpy as np
 from demo.crawls import record_ids
 from demo.html import render_page
 from demo.text import compose_document, expected_document_words, vocabularies
-from demo.warcgen import Capture, WarcFileWriter
+from demo.warc_fields import Capture
+from demo.warcgen import WarcFileWriter
 
 __all__ = ["WarcJob", "summarise", "warc_file_name", "write_warc_job"]
 

@@ -7,36 +7,38 @@ missing. Each check prints the planted value beside the recovered one.
 * ICC(1) at n >= 3 within ±0.05 of the planted value. The scores pass through real fastText
   models trained on the demo's labelled corpus, whose noise (Pearson 0.986-0.988 with the true
   scores on the demo) adds within-host variance: the recovered ICC sits 0.01-0.02 below.
-* Host ordering at a 10% budget (SPEC A4, the paper's Table 3): HC and PR near random
+* Host ordering at a 10% budget (docs/definitions.md A4, the paper's Table 3): HC and PR near random
   (0.5-2x), below random for the DCLM-style classifier, the oracle several times random (> 3x).
-* k-sample correlation (SPEC A5, the paper's Fig. 4): rises with k, on both datasets.
-* Depth policies (SPEC A6, the paper's Fig. 5): sample-then-deepen beats uniform breadth by a
-  clear factor (>= 1.5x) at its small feasible budgets, the factor falling as budgets grow, and
-  approaches the oracle: at 80% of the pages it closes at least half of the gap between uniform
-  breadth and the oracle; HC depth gains little (within 10%). (It came within 5% of the oracle
-  when the demo's full crawl had 8-23 pages per host; with a real crawl's heavy-tailed host
-  sizes a 3-page sample misjudges some hosts of thousands of pages, which greedy deepening then
-  takes whole: 0.91 of the oracle at 80% on the full crawl, 0.97-0.99 on the classified sample.)
-* Coverage vs the annotations' quality (in GneissWeb) per crawl (SPEC A7, the paper's Fig. 10):
-  Spearman within ±0.1 of the planted value, on hosts with at least 10 annotated pages. On
-  hosts with fewer the density is too coarse (0 or 1 from one or two pages) and, as a crawl
-  annotates more pages of the hosts it covers more, ties of small hosts at 0 pull rho up:
-  printed for 1 and 3 pages.
+* k-sample correlation (docs/definitions.md A5, the paper's Fig. 4): rises with k, on both
+  datasets.
+* Depth policies (docs/definitions.md A6, the paper's Fig. 5): sample-then-deepen beats uniform
+  breadth by a clear factor (>= 1.5x) at its small feasible budgets, the factor falling as
+  budgets grow, and approaches the oracle: at 80% of the pages it closes at least half of the
+  gap between uniform breadth and the oracle; HC depth gains little (within 10%). (It came
+  within 5% of the oracle when the demo's full crawl had 8-23 pages per host; with a real
+  crawl's heavy-tailed host sizes a 3-page sample misjudges some hosts of thousands of pages,
+  which greedy deepening then takes whole: 0.91 of the oracle at 80% on the full crawl,
+  0.97-0.99 on the classified sample.)
+* Coverage vs the annotations' quality (in GneissWeb) per crawl (docs/definitions.md A7, the
+  paper's Fig. 10): Spearman within ±0.1 of the planted value, on hosts with at least 10
+  annotated pages. On hosts with fewer the density is too coarse (0 or 1 from one or two pages)
+  and, as a crawl annotates more pages of the hosts it covers more, ties of small hosts at 0
+  pull rho up: printed for 1 and 3 pages.
 """
 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import duckdb
 import pytest
 
+from hostaware import paths
+
 pytestmark = pytest.mark.demo
 
-HOME = Path(os.environ.get("HOSTAWARE_HOME", "data"))
-WAREHOUSE = Path(os.environ.get("WAREHOUSE_PATH", HOME / "warehouse.duckdb"))
+HOME = paths.home()
+WAREHOUSE = paths.warehouse()
 TRUTH = HOME / "raw" / "truth.json"
 DCLM = "dclm_demo"
 

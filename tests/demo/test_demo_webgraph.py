@@ -1,4 +1,5 @@
-"""Tests for demo.webgraph: edges, centralities and Common Crawl file formats."""
+"""Tests for demo.webgraph, demo.graph_edges and demo.java_numbers: edges, centralities and
+Common Crawl file formats."""
 
 from __future__ import annotations
 
@@ -13,14 +14,13 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
+from demo import java_numbers as jn
 from demo import webgraph as wg
+from demo.graph_edges import generate_edges, perturb_edges
+from demo.java_numbers import java_double_str, java_float_str
 from demo.webgraph import (
-    generate_edges,
     harmonic_centrality,
-    java_double_str,
-    java_float_str,
     pagerank,
-    perturb_edges,
     rank_positions,
     write_edges,
     write_ranks,
@@ -190,11 +190,11 @@ def test_java_formatting_random_values_round_trip() -> None:
         assert float(text) == value
         check_java_layout(text, abs(value))
         # shortest: as many significant digits as Python's shortest repr
-        digits, _ = wg._digits_and_exponent(repr(abs(value)))
+        digits, _ = jn._digits_and_exponent(repr(abs(value)))
         assert len(text.split("E")[0].replace("-", "").replace(".", "").strip("0")) <= max(
             len(digits), 1
         )
-    assert wg._java_double_strs(doubles) == texts
+    assert jn.java_double_strs(doubles) == texts
 
     floats = np.concatenate(
         [
@@ -209,8 +209,8 @@ def test_java_formatting_random_values_round_trip() -> None:
         check_java_layout(text, abs(float(value)))
         # the fast path agrees with the general digits-then-layout path
         if value > 0:
-            assert wg._float32_fast(value) == wg._float32_generic(value)
-    assert wg._java_float_strs(floats) == texts32
+            assert jn._float32_fast(value) == jn._float32_generic(value)
+    assert jn.java_float_strs(floats) == texts32
 
 
 # ---------------------------------------------------------------------------------------------
