@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import cache
 
 import pandas as pd
 import yaml
@@ -41,11 +40,13 @@ def decimal(value: object) -> Fraction:
     return Fraction(str(value))
 
 
-@cache
-def _thresholds(default: float) -> pd.Series:
-    return REGISTRY.set_index("classifier")["hq_threshold"].fillna(default)
+def hq_thresholds() -> pd.Series:
+    """Each registered classifier's HQ threshold, the registry's ``hq_threshold``.
 
-
-def hq_thresholds(config: dict | None = None) -> pd.Series:
-    """Each registered classifier's HQ threshold (the registry's, else the default var)."""
-    return _thresholds(float((config or VARS)["hq_threshold_default"]))
+    The one place it is set (required there); the warehouse's ``int_classifiers`` reads the
+    same column.
+    """
+    thresholds = REGISTRY.set_index("classifier")["hq_threshold"]
+    if thresholds.isna().any():
+        raise ValueError("seeds/classifier_registry.csv: a row without hq_threshold")
+    return thresholds

@@ -62,12 +62,12 @@ def suffix_categories(suffixes: pd.Series) -> pd.Series:
     )
 
 
-def scores_flagged(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
+def scores_flagged(inputs: Inputs) -> pd.DataFrame:
     """Scores of registered classifiers on committed documents, HQ strictly above threshold.
 
     Columns: doc_id, classifier, score, surt_host_name, language, is_hq.
     """
-    thresholds = hq_thresholds(config)
+    thresholds = hq_thresholds()
     documents = inputs.documents[["doc_id", "surt_host_name", "language"]]
     scores = inputs.scores[inputs.scores["classifier"].isin(thresholds.index)]
     flagged = scores.merge(documents, on="doc_id", how="inner")
@@ -80,7 +80,7 @@ def scores_flagged(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
 
 def host_classifier_stats(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
     """A1: int_host_classifier_stats, one row per host and classifier with a score."""
-    flagged = scores_flagged(inputs, config)
+    flagged = scores_flagged(inputs)
     groups = flagged.groupby(["surt_host_name", "classifier"], sort=True)["score"]
     result = pd.DataFrame(
         {

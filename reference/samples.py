@@ -89,7 +89,7 @@ def dataset_pages(
 ) -> dict[tuple[str, str], pd.DataFrame]:
     """(dataset, classifier) → pages: doc_id, surt_host_name, score, is_hq."""
     pages = {}
-    flagged = scores_flagged(inputs, config)
+    flagged = scores_flagged(inputs)
     for classifier, group in flagged.groupby("classifier", sort=True):
         pages[("classified", classifier)] = group[["doc_id", "surt_host_name", "score", "is_hq"]]
     annotated = pages_flagged(inputs, (config or VARS)["annotation_profile"])
