@@ -1,6 +1,7 @@
 -- The page-level Spearman correlation of each pair of classifiers (docs/definitions.md
--- A3c) over the pages both scored, from their pages' ranks (int_classifier_scores_ranked);
--- a pair whose classifiers scored different pages is ranked again over its own pages.
+-- A3c) over the pages both scored, from their pages' ranks
+-- (int_classifier_scores_ranked); a pair whose classifiers scored different pages is
+-- ranked again over its own pages.
 
 with
 
