@@ -1,6 +1,8 @@
-{# Water-filling (SPEC A6, §6): host h gets min(page_count, c * weight) pages, with the
-   level c set so that the pages add up to the budget. With weight 1, c is the common
-   depth D of uniform breadth; with weight = centrality, the HC-depth policy.
+{# Water-filling (docs/definitions.md A6, RQ3 depth policies, and §6, implementation
+   notes): host h gets min(page_count, c * weight) pages, with the level c set so that
+   the pages add up to the budget. With weight 1, c is the common depth D of uniform
+   breadth (policy uniform_breadth of seeds/crawl_policies.csv); with weight =
+   centrality, the HC-depth policy (hc_depth).
 
    Hosts saturate in order of page_count / weight, so the hosts are grouped by that
    level and walked once: with the levels below saturated and the others taking
@@ -91,16 +93,17 @@
     )
 {%- endmacro %}
 
-{# Greedy whole-host fill (SPEC A4, A6): hosts in the given order are taken whole while
-   the budget lasts; the boundary host gives the share of its HQ pages that the budget
-   left covers of its pages (the expected-value rule).
+{# Greedy whole-host fill (docs/definitions.md A4, RQ2 host orderings, and A6): hosts in
+   the given order are taken whole while the budget lasts; the boundary host gives the
+   share of its HQ pages that the budget left covers of its pages (the expected-value
+   rule). The depth policies' oracle and sample_then_deepen's deepening use it.
 
    A running sum over millions of hosts is slow and memory-hungry in DuckDB (a segment
-   tree per partition), so the walk takes two steps, as int_host_ordering_yields does:
-   hosts are numbered in order and summed per block of `block_size` positions; the
-   blocks' running sums (a few thousand rows) locate the block where each budget ends,
-   and only the hosts of those blocks are summed one by one. The numbers are those of
-   one running sum.
+   tree per partition), so the walk takes two steps, as the host orderings do
+   (int_host_ordering_block_sums, int_host_ordering_boundaries): hosts are numbered in
+   order and summed per block of `block_size` positions; the blocks' running sums (a few
+   thousand rows) locate the block where each budget ends, and only the hosts of those
+   blocks are summed one by one. The numbers are those of one running sum.
 
    hosts: relation with the partition columns, page_count (> 0), hq_page_count and the
    columns order_by names. budgets: relation with the partition columns and the budget

@@ -2,7 +2,8 @@
 
 {#- `| int`: the linter renders var() as the var's name -#}
 {%- set seeds = range(1, (var('sample_seeds') | int) + 1) %}
-{#- the sampled positions whose HQ flags are kept: every k of SPEC A5 and A6 -#}
+{#- the sampled positions whose HQ flags are kept: every k of docs/definitions.md A5
+    and A6 -#}
 {%- set mask_positions = [var('sample_size_max') | int, var('depth_sample_size') | int]
     | max %}
 {%- if mask_positions > 62 %}
@@ -11,147 +12,18 @@
     ) }}
 {%- endif %}
 
+-- Per RQ3 signal × sample seed × host (docs/definitions.md A5, A6): which of the first
+-- sampled pages are HQ, as a bit mask, and the mean score of sample_then_deepen's
+-- sample, from each page's sample positions (int_host_sample_pages).
+
 with
 
--- read twice (every page, the pages of incompletely scored hosts): a table scan is
--- cheaper than holding it in memory
-pages_sampled as {{ not_materialized() }} (
-    select * from {{ ref('int_dataset_pages_sampled') }}
-),
-
-document_scores as (
-    select * from {{ ref('stg_crawl__document_scores') }}
-),
-
-pages_flagged as (
-    select * from {{ ref('int_page_annotations_flagged') }}
-),
-
-dataset_signals as (
-    select * from {{ ref('int_dataset_signals') }}
-),
-
-host_classifier_stats as (
-    select * from {{ ref('int_host_classifier_stats') }}
-),
-
-hosts_profiled as (
-    select * from {{ ref('int_hosts_profiled') }}
-),
-
--- Each signal's scores: the classifiers' of the sample's documents, the annotations' of
--- the full crawl's pages (their profile's flag, and score where it has one). Read twice
--- below; reading the files again is cheaper.
-signal_scores as {{ not_materialized() }} (
-    select
-        dataset_signals.dataset_id,
-        dataset_signals.classifier_id,
-        document_scores.doc_id,
-        document_scores.score,
-        document_scores.score > dataset_signals.hq_threshold as is_hq
-    from document_scores
-    inner join dataset_signals
-        on
-            dataset_signals.dataset_id = 1
-            and document_scores.classifier = dataset_signals.classifier
-    union all
-    select
-        dataset_signals.dataset_id,
-        dataset_signals.classifier_id,
-        pages_flagged.page_key as doc_id,
-        pages_flagged.signal_score as score,
-        pages_flagged.is_hq
-    from pages_flagged
-    inner join dataset_signals
-        on
-            dataset_signals.dataset_id = 2
-            and pages_flagged.annotation_profile = dataset_signals.classifier
-    where pages_flagged.crawl = '{{ var("fullcrawl_crawl") }}'
-),
-
-signal_pages as (
-    select
-        signal_scores.dataset_id,
-        signal_scores.classifier_id,
-        pages_sampled.host_id,
-        pages_sampled.sample_positions,
-        signal_scores.score,
-        signal_scores.is_hq
-    from signal_scores
-    inner join pages_sampled
-        on
-            signal_scores.dataset_id = pages_sampled.dataset_id
-            and signal_scores.doc_id = pages_sampled.doc_id
-),
-
--- A classifier that scored only some of a host's pages samples among those: there the
--- positions are renumbered (rare: the ingest scores every page with every classifier;
--- the full crawl's pages are those with a score, so its hosts are always complete).
-partly_scored_hosts as (
-    select
-        1 as dataset_id,
-        host_classifier_stats.classifier_id,
-        hosts_profiled.host_id
-    from host_classifier_stats
-    inner join hosts_profiled
-        on host_classifier_stats.surt_host_name = hosts_profiled.surt_host_name
-    where host_classifier_stats.doc_count < hosts_profiled.doc_count
-),
-
-partly_scored_host_pages as (
-    select pages_sampled.*
-    from pages_sampled
-    semi join partly_scored_hosts
-        on
-            pages_sampled.dataset_id = partly_scored_hosts.dataset_id
-            and pages_sampled.host_id = partly_scored_hosts.host_id
-),
-
-signal_pages_renumbered as (
-    select
-        signal_scores.dataset_id,
-        signal_scores.classifier_id,
-        partly_scored_host_pages.host_id,
-        signal_scores.score,
-        signal_scores.is_hq,
-        {% call list_of() %}
-        {%- for seed in seeds %}
-                row_number() over (
-                    partition by
-                        signal_scores.dataset_id,
-                        signal_scores.classifier_id,
-                        partly_scored_host_pages.host_id
-                    order by {{ list_element('partly_scored_host_pages.sample_positions', seed) }}
-                )::integer{{ ',' if not loop.last }}
-        {%- endfor %}
-        {% endcall %} as sample_positions
-    from signal_scores
-    inner join partly_scored_host_pages
-        on
-            signal_scores.dataset_id = partly_scored_host_pages.dataset_id
-            and signal_scores.doc_id = partly_scored_host_pages.doc_id
-    semi join partly_scored_hosts
-        on
-            signal_scores.dataset_id = partly_scored_hosts.dataset_id
-            and signal_scores.classifier_id = partly_scored_hosts.classifier_id
-            and partly_scored_host_pages.host_id = partly_scored_hosts.host_id
-),
-
 signal_pages_positioned as (
-    select
-        signal_pages.*,
-        false as is_renumbered
-    from signal_pages
-    union all
-    select
-        signal_pages_renumbered.dataset_id,
-        signal_pages_renumbered.classifier_id,
-        signal_pages_renumbered.host_id,
-        signal_pages_renumbered.sample_positions,
-        signal_pages_renumbered.score,
-        signal_pages_renumbered.is_hq,
-        true as is_renumbered
-    from signal_pages_renumbered
+    select * from {{ ref('int_host_sample_pages') }}
+),
+
+partly_scored_hosts as (
+    select * from {{ ref('int_partly_scored_hosts') }}
 ),
 
 -- Per host, for each seed: which of its first sampled pages are high quality (bit j - 1
