@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 -- What each depth policy (docs/definitions.md A6) is expected to collect at each
 -- budget: uniform breadth and HC depth (int_depth_policy_water_filled),
 -- sample-then-deepen (int_depth_policy_sample_then_deepen) and the oracle, here, over

@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 -- What each host ordering collects at each budget (docs/definitions.md A4): the hosts
 -- before the boundary host whole, and the boundary host's share of its HQ pages the
 -- budget leaves; the TLDs reached are those first met at or before the boundary host.

@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 {#- `| int`: the linter renders var() as the var's name -#}
 {%- set seeds = range(1, (var('sample_seeds') | int) + 1) %}
 {#- the sampled positions whose HQ flags are kept: every k of docs/definitions.md A5

@@ -4,7 +4,7 @@
     O(n log n) rows per stratum rather than the n^2 pairs (README: Spark). A name of its
     own (two models of one name, one disabled on each engine, confuse dbt's partial
     parsing), its table named as the Python model's. -#}
-{{ config(materialized='table', alias='int_centrality_quality_kendall') }}
+{{ config(alias='int_centrality_quality_kendall') }}
 {%- set merge_base = 8 %}
 
 with
