@@ -274,7 +274,7 @@ COMPARED_RUNS = RUN_NAMES
 
 # Parses the project once and runs every setting in-process: a parse costs ~8 s, a run ~2 s.
 DRIVER = """
-import json, os, sys
+import copy, json, os, sys
 from dbt.cli.main import dbtRunner
 
 spec = json.loads(open(sys.argv[1]).read())
@@ -285,7 +285,8 @@ parsed = dbtRunner().invoke(["parse", "--project-dir", spec["project"], "--quiet
 results = {"parse": parsed.success and "ok" or repr(parsed.exception)}
 for run in runs if parsed.success else []:
     os.environ.update(HOSTAWARE_HOME=run["home"], WAREHOUSE_PATH=run["warehouse"])
-    result = dbtRunner(manifest=parsed.result).invoke(
+    # a copy each run: dbt marks the ephemeral steps it inlined in the manifest it is given
+    result = dbtRunner(manifest=copy.deepcopy(parsed.result)).invoke(
         ["run", "--project-dir", spec["project"], "--select", run["select"],
          "--vars", json.dumps(run["vars"]), "--quiet"]
     )

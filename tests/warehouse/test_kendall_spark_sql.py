@@ -1,6 +1,6 @@
 """Spark's Kendall model (SQL, merge-sort inversion counts) equals scipy, run here on DuckDB.
 
-``models/intermediate/spark/int_centrality_quality_kendall_spark.sql`` and the table of
+``models/intermediate/centrality/spark/int_centrality_quality_kendall_spark.sql`` and the table of
 weighted hosts it reads (``int_centrality_quality_hosts_weighted.sql`` beside it) are built on
 Spark only (on DuckDB the dbt Python model computes the same statistics). Their SQL goes
 through the project's dialect macros, so rendered with their DuckDB (``default__``) side it runs
@@ -26,7 +26,7 @@ from scipy import stats
 
 from hostaware.paths import PROJECT
 
-SPARK_MODELS = PROJECT / "models" / "intermediate" / "spark"
+SPARK_MODELS = PROJECT / "models" / "intermediate" / "centrality" / "spark"
 MODEL = SPARK_MODELS / "int_centrality_quality_kendall_spark.sql"
 HOSTS = SPARK_MODELS / "int_centrality_quality_hosts_weighted.sql"
 MACROS = PROJECT / "macros" / "dialect.sql"

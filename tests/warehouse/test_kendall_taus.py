@@ -15,7 +15,7 @@ from scipy import stats
 
 from hostaware.paths import PROJECT
 
-MODEL = PROJECT / "models" / "intermediate" / "int_centrality_quality_kendall.py"
+MODEL = PROJECT / "models" / "intermediate" / "centrality" / "int_centrality_quality_kendall.py"
 
 
 @pytest.fixture(scope="module")

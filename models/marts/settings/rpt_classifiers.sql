@@ -1,5 +1,6 @@
--- The classifiers the marts speak of, with the family each belongs to: the report finds the
--- paper's named classifiers ("DCLM", "Nemotron-CC") and their colours by `family`.
+-- The classifiers the marts speak of, with the family each belongs to: the report
+-- finds the paper's named classifiers ("DCLM", "Nemotron-CC") and their colours by
+-- `family`.
 with
 
 classifiers as (

@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 {%- set block_size = var('ordering_block_size') %}
 
 -- The first of the host orderings' running sums in two steps (docs/definitions.md

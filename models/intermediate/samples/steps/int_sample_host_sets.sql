@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 -- The host sets of the k-sample correlations (docs/definitions.md A5): `variable`, the
 -- hosts with a page left after the first k; `fixed`, the hosts with enough pages for
 -- every k.

@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 -- The depth policies' budgets (docs/definitions.md A6): `budget_shares` of the pages of
 -- each dataset × signal's universe (int_depth_policy_hosts).
 

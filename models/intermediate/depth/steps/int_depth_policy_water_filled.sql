@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 -- Uniform breadth and HC depth (docs/definitions.md A6), by water-filling (the
 -- `water_filling` macro): host h gets min(pages, c * weight) pages, the level c set so
 -- that the pages add up to the budget; weight 1 for uniform breadth (c is the common

@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 -- The mid-ranks (scipy's rankdata 'average') of both densities of the k-sample pairs
 -- (int_sample_density_pairs), each pair weighted by the hosts it stands for, and the
 -- mean rank of its sample: what Spearman's rho of the pairs needs.

@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 {#- hc, pr, cc_coverage: the policies (seeds/crawl_policies.csv) and the keys that order
     them, largest first -#}
 {%- set shared_order_keys = [

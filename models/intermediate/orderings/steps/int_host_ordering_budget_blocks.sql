@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 -- Each host ordering's budgets (docs/definitions.md A4: `budget_shares` of the pages of
 -- the universe U_c) and the block where each ends: the blocks' sums of
 -- int_host_ordering_block_sums cumulated, and the last block that starts before the

@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 {#- docs/definitions.md §5 #10: the weight of HC depth -#}
 {%- if var('hc_depth_weight') == 'log_hc_val' %}
     {%- set hc_weight = 'ln(dataset_hosts.hc_val)' %}

@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 -- The hosts of the classified sample that a classifier scored only in part (rare: the
 -- ingest scores every page with every classifier; the full crawl's pages are those with
 -- a score, so its hosts are always complete). Their within-host samples are drawn among

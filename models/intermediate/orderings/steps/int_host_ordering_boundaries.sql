@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 {%- set block_size = var('ordering_block_size') %}
 
 -- The boundary host of each host ordering's budget (docs/definitions.md A4): the last

@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 -- The k-sample correlations' pairs of densities (docs/definitions.md A5): for every k,
 -- the first k sampled pages' HQ density against that of the pages left, on hosts with a
 -- page left ('variable': n >= k + 1) or with enough pages for every k ('fixed'). Hosts

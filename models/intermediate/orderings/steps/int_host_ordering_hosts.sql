@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 -- What fetching each host of the universe U_c costs and yields under each classifier,
 -- and its TLD as a number (the host orderings count the TLDs a budget reaches).
 

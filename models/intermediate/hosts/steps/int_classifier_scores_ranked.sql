@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 -- Each classifier's page scores ranked once, over all the pages it scored (mid-ranks),
 -- for the page-level agreement of classifiers (docs/definitions.md A3c). For a pair of
 -- classifiers that scored the same pages (the usual case: every page goes through every

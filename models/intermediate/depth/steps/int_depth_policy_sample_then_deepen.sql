@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 {%- set sample_size = var('depth_sample_size') %}
 
 -- Sample-then-deepen (docs/definitions.md A6), per sample seed: sample k pages of every

@@ -1,5 +1,3 @@
-{{ config(materialized='ephemeral') }}
-
 {#- `| int`: the linter renders var() as the var's name -#}
 {%- set seeds = range(1, (var('sample_seeds') | int) + 1) %}
 

@@ -1,0 +1,94 @@
+-- The crawl plan's exploration share, breadth first over the hosts whose quality the
+-- classifier cannot judge: every host the same number of pages (or all it has), the
+-- level set so that the pages add up to the exploration budget (water-filling with
+-- weight 1), then one page more for as many hosts (in random order) as the whole pages
+-- leave over.
+
+with
+
+plan_hosts as (
+    select * from {{ ref('int_plan_hosts') }}
+),
+
+plan_budget as (
+    select * from {{ ref('int_plan_budget') }}
+),
+
+exploration_hosts as (
+    select
+        1 as plan_id,
+        plan_hosts.surt_host_name,
+        plan_hosts.random_order,
+        plan_hosts.known_url_count as page_count,
+        1 as weight,
+        0 as hq_page_count
+
+    from plan_hosts
+    where
+        plan_hosts.quality_group = 'unreliable_quality'
+        and plan_hosts.known_url_count > 0
+),
+
+exploration_budget as (
+    select
+        plan_budget.plan_id,
+        plan_budget.exploration_budget_pages as budget_pages
+
+    from plan_budget
+),
+
+exploration_fill as (
+    select *
+    from {{ water_filling('exploration_hosts', 'exploration_budget', ['plan_id']) }}
+),
+
+exploration_level as (
+    select
+        exploration_budget.plan_id,
+        exploration_budget.budget_pages,
+        -- whole pages per host: the level, less a rounding error of the division (no
+        -- level when there is nothing to spend)
+        floor(coalesce(exploration_fill.fill_level, 0) + 1e-9)::bigint as page_level
+
+    from exploration_budget
+    left join exploration_fill
+        on exploration_budget.plan_id = exploration_fill.plan_id
+),
+
+exploration_base as (
+    select
+        exploration_hosts.surt_host_name,
+        exploration_hosts.random_order,
+        exploration_hosts.page_count,
+        least(exploration_hosts.page_count, exploration_level.page_level) as base_pages,
+        exploration_hosts.page_count > exploration_level.page_level as has_pages_left,
+        exploration_level.budget_pages
+        - sum(least(exploration_hosts.page_count, exploration_level.page_level)) over ()
+            as pages_left_over
+
+    from exploration_hosts
+    inner join exploration_level
+        on exploration_hosts.plan_id = exploration_level.plan_id
+),
+
+exploration_pages as (
+    select
+        exploration_base.surt_host_name,
+        exploration_base.random_order,
+        exploration_base.page_count,
+        exploration_base.base_pages
+        + case
+            when
+                exploration_base.has_pages_left
+                and row_number() over (
+                    partition by exploration_base.has_pages_left
+                    order by exploration_base.random_order
+                ) <= exploration_base.pages_left_over
+                then 1
+            else 0
+        end as pages_explored
+
+    from exploration_base
+)
+
+select * from exploration_pages
