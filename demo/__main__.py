@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from hostaware import paths
-from ingest.cli import OneLineParser, non_negative
+from hostaware.cli import OneLineParser, non_negative
 
 REGISTRY = paths.SEEDS / "classifier_registry.csv"
 
