@@ -1,7 +1,8 @@
 """Spark's Kendall model (SQL, merge-sort inversion counts) equals scipy, run here on DuckDB.
 
 ``models/intermediate/centrality/spark/int_centrality_quality_kendall_spark.sql`` and the table of
-weighted hosts it reads (``int_centrality_quality_hosts_weighted.sql`` beside it) are built on
+weighted hosts it reads (``int_centrality_quality_hosts_weighted.sql`` beside it, its discordance
+step in ``steps/``) are built on
 Spark only (on DuckDB the dbt Python model computes the same statistics). Their SQL goes
 through the project's dialect macros, so rendered with their DuckDB (``default__``) side it runs
 on DuckDB too: here both are rendered with plain Jinja (``ref`` names a table of made-up pairs)
@@ -29,6 +30,7 @@ from hostaware.paths import PROJECT
 SPARK_MODELS = PROJECT / "models" / "intermediate" / "centrality" / "spark"
 MODEL = SPARK_MODELS / "int_centrality_quality_kendall_spark.sql"
 HOSTS = SPARK_MODELS / "int_centrality_quality_hosts_weighted.sql"
+DISCORDANCE = SPARK_MODELS / "steps" / "int_centrality_quality_discordance.sql"
 MACROS = PROJECT / "macros" / "dialect.sql"
 ADAPTER = PROJECT / "lint" / "sqlfluff_libs" / "adapter.py"
 
@@ -124,11 +126,16 @@ def test_spark_kendall_sql_equals_scipy(pairs: pd.DataFrame) -> None:
     connection.execute("create table pairs as select * from pairs_frame")
     hosts = render_for_duckdb(HOSTS, {"int_centrality_quality_pairs": "pairs"})
     connection.execute(f"create table hosts_weighted as {hosts}")
+    discordance = render_for_duckdb(
+        DISCORDANCE, {"int_centrality_quality_hosts_weighted": "hosts_weighted"}
+    )
+    connection.execute(f"create view discordance as {discordance}")
     sql = render_for_duckdb(
         MODEL,
         {
             "int_centrality_quality_pairs": "pairs",
             "int_centrality_quality_hosts_weighted": "hosts_weighted",
+            "int_centrality_quality_discordance": "discordance",
         },
     )
     result = connection.execute(sql).df().set_index("stratum")
