@@ -42,16 +42,11 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's packages
 from hostaware import dbt
+from hostaware.dbt import gigabytes as gb
 from hostaware.paths import dbt_env
+from reference.marts import RQ12_MARTS
 
-MARTS = (
-    "rpt_host_quality_icc",
-    "rpt_centrality_quality_correlations",
-    "rpt_score_by_language",
-    "rpt_classifier_agreement",
-    "rpt_graph_rank_stability",
-    "rpt_host_ordering_at_budget",
-)
+MARTS = RQ12_MARTS
 TARGET_SECONDS = 180.0
 TARGET_BYTES = 8 * 1024**3
 TARGET_RATIO = 3.0
@@ -260,25 +255,17 @@ def compare(warehouse: Path, marts: dict[str, pd.DataFrame]) -> list[dict]:
 # ----------------------------------------------------------------------- main
 
 
-def _gb(value: int) -> float:
-    return value / 1024**3
-
-
 def _print_dbt(run: dict, top: int) -> None:
     print(
         f"\ndbt build (models and seeds, no tests): {run['seconds']:.1f} s wall, "
-        f"peak {_gb(run['peak']):.2f} GB; dbt's own run {run['elapsed']:.1f} s, "
+        f"peak {gb(run['peak']):.2f} GB; dbt's own run {run['elapsed']:.1f} s, "
         f"startup and parsing {run['seconds'] - run['elapsed']:.1f} s"
     )
-    node_total = sum(node["seconds"] for node in run["nodes"])
-    print(f"  slowest nodes (of {len(run['nodes'])}; their times sum to {node_total:.1f} s):")
-    for node in run["nodes"][:top]:
-        share = node["seconds"] / node_total if node_total else 0.0
-        print(f"    {node['seconds']:>8.2f} s {share:>6.1%}  {node['node']}")
+    print("\n".join(dbt.slowest_nodes(run["nodes"], top)))
 
 
 def _print_reference(run: dict) -> None:
-    print(f"\nreference: {run['seconds']:.1f} s wall (process), peak {_gb(run['peak']):.2f} GB")
+    print(f"\nreference: {run['seconds']:.1f} s wall (process), peak {gb(run['peak']):.2f} GB")
     for note in run["notes"]:
         print(f"  {note}")
     for step, seconds in run["steps"].items():
@@ -309,7 +296,7 @@ def _print_tested(tested: dict, warehouse: Path, top: int) -> list[dict]:
     failed = [node for node in tests if node["status"] not in ("pass", "success")]
     print(
         f"\ndbt build with tests ({warehouse.name}): {tested['seconds']:.1f} s wall, "
-        f"peak {_gb(tested['peak']):.2f} GB; {len(tests)} tests took "
+        f"peak {gb(tested['peak']):.2f} GB; {len(tests)} tests took "
         f"{sum(node['seconds'] for node in tests):.1f} s (summed), {len(failed)} did not pass"
     )
     for node in tests[: min(top, 5)]:
@@ -340,7 +327,7 @@ def main() -> None:
         raise SystemExit(f"{home}/lake does not exist")
     warehouse = (args.warehouse or home / "bench-warehouse.duckdb").resolve()
     work = Path(tempfile.mkdtemp(prefix="bench-marts-rq12-"))
-    print(f"cores: {psutil.cpu_count()}, memory: {_gb(psutil.virtual_memory().total):.1f} GiB")
+    print(f"cores: {psutil.cpu_count()}, memory: {gb(psutil.virtual_memory().total):.1f} GiB")
     print(f"home: {home}\nwarehouse: {warehouse}\nwork folder (target, logs): {work}")
 
     built = run_dbt(home, warehouse, work, with_tests=False)
@@ -370,16 +357,16 @@ def main() -> None:
         f"{'max abs diff':>12} {'max rel diff':>12} {'rows compared':>13} {'mismatches':>10}"
     )
     print(
-        f"  {built['seconds']:>8.1f} {_gb(built['peak']):>7.2f} {reference['seconds']:>9.1f} "
-        f"{_gb(reference['peak']):>9.2f} {ratio:>5.1f}x {max_abs:>12.1e} {max_rel:>12.1e} "
+        f"  {built['seconds']:>8.1f} {gb(built['peak']):>7.2f} {reference['seconds']:>9.1f} "
+        f"{gb(reference['peak']):>9.2f} {ratio:>5.1f}x {max_abs:>12.1e} {max_rel:>12.1e} "
         f"{compared:>13,} {mismatches:>10}"
     )
     if tested:
-        print(f"  with tests: dbt {tested['seconds']:.1f} s, {_gb(tested['peak']):.2f} GB")
+        print(f"  with tests: dbt {tested['seconds']:.1f} s, {gb(tested['peak']):.2f} GB")
     print(
         f"  targets (paper lake): dbt < {TARGET_SECONDS:.0f} s "
         f"({'met' if built['seconds'] < TARGET_SECONDS else 'missed'}), "
-        f"< {_gb(TARGET_BYTES):.0f} GB ({'met' if built['peak'] < TARGET_BYTES else 'missed'}), "
+        f"< {gb(TARGET_BYTES):.0f} GB ({'met' if built['peak'] < TARGET_BYTES else 'missed'}), "
         f"reference/dbt >= {TARGET_RATIO:.0f}x ({'met' if ratio >= TARGET_RATIO else 'missed'})"
     )
     if not (tested and (tested["unbuilt"] or failed)):

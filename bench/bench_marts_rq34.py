@@ -48,22 +48,14 @@ import pandas as pd
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's packages
-from hostaware.dbt import executable, measure, node_results
+from hostaware.dbt import executable, measure, node_results, slowest_nodes
+from hostaware.dbt import gigabytes as gb
 from hostaware.paths import PROJECT, dbt_env
 from reference.compare_parquet import compare_parquet
 from reference.lake import committed_files
+from reference.marts import RQ3_MARTS, RQ4_MARTS
 
-MARTS = {
-    "rq3": ("rpt_sample_size_correlation", "rpt_depth_policy_curves"),
-    "rq4": (
-        "fct_host_crawls",
-        "rpt_coverage_quality_correlation",
-        "rpt_uncrawled_hq_summary",
-        "rpt_hidden_gems",
-        "rpt_missed_hq_by_tld",
-        "rpt_uncrawled_hq_by_coverage_band",
-    ),
-}
+MARTS = {"rq3": RQ3_MARTS, "rq4": RQ4_MARTS}
 TARGET_SECONDS = 300.0
 TARGET_BYTES = 8 * 1024**3
 TARGET_RATIO = 3.0
@@ -304,25 +296,17 @@ def run_reference(home: Path, work: Path, part: str) -> dict:
     }
 
 
-def _gb(value: int) -> float:
-    return value / 1024**3
-
-
 # ----------------------------------------------------------------------- main
 
 
 def _print_dbt(run: dict, top: int) -> None:
     print(
         f"  dbt build ({run['name']}): {run['seconds']:.1f} s wall, "
-        f"peak {_gb(run['peak']):.2f} GB; "
+        f"peak {gb(run['peak']):.2f} GB; "
         f"dbt's own run {run['elapsed']:.1f} s, startup and parsing "
         f"{run['seconds'] - run['elapsed']:.1f} s; exit code {run['code']}"
     )
-    total = sum(node["seconds"] for node in run["nodes"])
-    print(f"    slowest nodes (of {len(run['nodes'])}; their times sum to {total:.1f} s):")
-    for node in run["nodes"][:top]:
-        share = node["seconds"] / total if total else 0.0
-        print(f"      {node['seconds']:>8.2f} s {share:>6.1%}  {node['node']}")
+    print("\n".join(slowest_nodes(run["nodes"], top, indent="    ")))
     for node in run["unbuilt"]:
         print(f"    NOT BUILT: {node['node']}: {node['status']} {node['message'][:300]}")
     failed = [
@@ -338,7 +322,7 @@ def _print_dbt(run: dict, top: int) -> None:
 
 
 def _print_reference(run: dict) -> None:
-    print(f"  reference: {run['seconds']:.1f} s wall (process), peak {_gb(run['peak']):.2f} GB")
+    print(f"  reference: {run['seconds']:.1f} s wall (process), peak {gb(run['peak']):.2f} GB")
     for note in run["notes"]:
         print(f"    {note}")
     for step, seconds in run["steps"].items():
@@ -411,7 +395,7 @@ def main() -> None:
         raise SystemExit(f"{lake} does not exist")
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    print(f"cores: {psutil.cpu_count()}, memory: {_gb(psutil.virtual_memory().total):.1f} GiB")
+    print(f"cores: {psutil.cpu_count()}, memory: {gb(psutil.virtual_memory().total):.1f} GiB")
     print(f"home: {home}\nwork folder (warehouses, targets, logs, reference output): {work}")
     for table in ("documents", "host_index", "page_annotations", "host_annotations"):
         files = len(list((lake / table).glob("*=*/part-*.parquet")))
@@ -483,11 +467,11 @@ def main() -> None:
         ratio = reference_run["seconds"] / dbt["seconds"] if built and reference_run else None
         print(
             f"  {part:<5} {number(dbt and dbt['seconds'], '7.1f')} "
-            f"{number(dbt and _gb(dbt['peak']), '7.2f')} "
+            f"{number(dbt and gb(dbt['peak']), '7.2f')} "
             f"{number(tested and tested['seconds'], '8.1f')} "
-            f"{number(tested and _gb(tested['peak']), '9.2f')} "
+            f"{number(tested and gb(tested['peak']), '9.2f')} "
             f"{number(reference_run and reference_run['seconds'], '9.1f')} "
-            f"{number(reference_run and _gb(reference_run['peak']), '9.2f')} "
+            f"{number(reference_run and gb(reference_run['peak']), '9.2f')} "
             f"{number(ratio, '5.1f')}{'x' if ratio else ' '} "
             f"{number(max((r['max_abs'] for r in compared), default=None), '9.1e')} "
             f"{number(max((r['max_rel'] for r in compared), default=None), '9.1e')} "
@@ -500,7 +484,7 @@ def main() -> None:
             def verdict(ok: bool) -> str:
                 return "met" if ok else "missed"
 
-            seconds, memory = f"< {TARGET_SECONDS:.0f} s", f"< {_gb(TARGET_BYTES):.0f} GB"
+            seconds, memory = f"< {TARGET_SECONDS:.0f} s", f"< {gb(TARGET_BYTES):.0f} GB"
             met = [
                 f"{seconds} {verdict(dbt['seconds'] < TARGET_SECONDS)}",
                 f"{memory} {verdict(dbt['peak'] < TARGET_BYTES)}",

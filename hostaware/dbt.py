@@ -184,3 +184,18 @@ def node_results(target: Path) -> tuple[float, list[dict], list[dict]]:
         n for n in nodes if n["node"].startswith(("model", "seed")) and n["status"] != "success"
     ]
     return results["elapsed_time"], nodes, unbuilt
+
+
+def gigabytes(value: int) -> float:
+    """Bytes in GiB, as the benches print memory."""
+    return value / 1024**3
+
+
+def slowest_nodes(nodes: Sequence[dict], top: int, indent: str = "  ") -> list[str]:
+    """Lines naming a build's ``top`` slowest nodes (``node_results``) and their shares."""
+    total = sum(node["seconds"] for node in nodes)
+    lines = [f"{indent}slowest nodes (of {len(nodes)}; their times sum to {total:.1f} s):"]
+    for node in nodes[:top]:
+        share = node["seconds"] / total if total else 0.0
+        lines.append(f"{indent}  {node['seconds']:>8.2f} s {share:>6.1%}  {node['node']}")
+    return lines
