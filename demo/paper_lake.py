@@ -10,7 +10,7 @@ straight to the lake's ``documents`` and ``document_scores`` tables. They are wr
 * under ``table_lock`` of both tables, ``prepare_tables`` removes an interrupted run's leftovers,
   a previous commit of the same file is removed (``uncommit``, an ingest's ``replace``), a
   ``PartWriter`` per table writes ``<table>/crawl=CC-MAIN-2024-10/part-<key>.parquet`` under a
-  temporary name and renames it into place, and ``commit_manifest`` writes the manifest row
+  temporary name, and ``commit_parts`` renames both into place and writes the manifest row
   (table ``documents``, both parts in its ``output_files``) last: the commit record.
 
 The scores are the true page scores (``Documents.true_score``), one row per page and classifier.
@@ -31,7 +31,7 @@ from ingest import schemas
 from ingest.lake import (
     IngestReport,
     PartWriter,
-    commit_manifest,
+    commit_parts,
     file_key,
     manifest_rows,
     prepare_tables,
@@ -134,16 +134,16 @@ def write_sample(
         for row in manifest_rows(lake, "documents"):
             if row["part_key"] == key:
                 uncommit(lake, "documents", row)
-        outputs: list[str] = []
+        parts = []
         for table, build in tables.items():
             schema, partition_column = schemas.TABLES[table]
             with PartWriter(
                 lake, table, key, schema, partition_column, _DICTIONARY[table]
             ) as writer:
                 writer.write(SAMPLE_CRAWL, build())
-                outputs += writer.publish()
+                parts += writer.finish()
         report.read = report.written = documents.count
         report.check(max_reject_rate=0.0)
-        return commit_manifest(
-            lake, "documents", report, sha256, outputs, started, crawl=SAMPLE_CRAWL, key=key
+        return commit_parts(
+            lake, "documents", report, sha256, parts, started, crawl=SAMPLE_CRAWL, key=key
         )

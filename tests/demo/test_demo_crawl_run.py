@@ -22,6 +22,7 @@ from demo.corpus import ANNOTATIONS
 from demo.generate import sample_truth, synthesize
 from hostaware import paths
 from ingest import schemas
+from ingest.lake import committed_parts, manifest_rows
 from tests.fixtures.crawls import SEED, Crawl
 
 # -------------------------------------------------------------------- corpus and registry
@@ -67,6 +68,29 @@ def test_paper_scale_documents_carry_the_last_label_and_the_public_suffix(tmp_pa
     assert (frame["url_host_registry_suffix"] != frame["url_host_tld"]).any()
     fetched = table["fetched_at"].cast(pa.int64()).to_numpy()
     assert (fetched == pages.fetch_time).all()
+
+
+def test_the_paper_sample_commits_like_an_ingest_and_a_rerun_replaces_it(tmp_path: Path):
+    """The sample is one input file's commit: one manifest row naming both parts, every row
+    of them committed; writing it again leaves the same lake, not a second copy."""
+    hosts, documents, pages = sample_truth(SEED, "tiny")
+    source = paper_lake.write_source(tmp_path / "raw", SEED)
+    lake = tmp_path / "lake"
+    for _ in range(2):
+        row = paper_lake.write_sample(lake, source, hosts, documents, pages)
+        (manifest,) = manifest_rows(lake, "documents")
+        assert manifest["part_key"] == row["part_key"]
+        parts = committed_parts(lake)
+        assert sorted(parts) == sorted(row["output_files"])
+        counts = {path.split("/")[0]: pq.read_metadata(lake / path).num_rows for path in parts}
+        assert counts == {
+            "documents": documents.count,
+            "document_scores": documents.count * len(CLASSIFIERS),
+        }
+        stray = [p for p in lake.rglob("*.tmp")] + [
+            p for p in lake.glob("document*/*/*.parquet") if str(p.relative_to(lake)) not in parts
+        ]
+        assert stray == []
 
 
 # ----------------------------------------------------------------- determinism, arguments
