@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from report.marts import WarehouseError, default_home, default_warehouse
+from hostaware import paths
+from report.marts import WarehouseError
 
 COMMANDS = ("build", "headline")
 
@@ -64,8 +65,8 @@ def _build(args: argparse.Namespace) -> int:
     from report.marts import Marts
     from report.page import write_report
 
-    out = args.out or default_home() / "report"
-    with Marts(args.warehouse or default_warehouse()) as marts:
+    out = args.out or paths.home() / "report"
+    with Marts(args.warehouse or paths.warehouse()) as marts:
         report = write_report(marts, out)
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -81,8 +82,8 @@ def _headline(args: argparse.Namespace) -> int:
     from report.headline import format_headline, headline_rows
     from report.marts import Marts
 
-    out = args.out or default_home() / "report"
-    with Marts(args.warehouse or default_warehouse()) as marts:
+    out = args.out or paths.home() / "report"
+    with Marts(args.warehouse or paths.warehouse()) as marts:
         rows = headline_rows(marts)
     index = out / "index.html"
     where = str(index) if index.is_file() else f"{index} (not written yet: python -m report)"

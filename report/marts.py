@@ -12,8 +12,6 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from hostaware import paths
-
 # The mart naming the crawls and releases the build is about (its vars).
 BUILD_SETTINGS = "rpt_build_settings"
 # The mart naming each classifier's registry family.
@@ -48,16 +46,6 @@ def missing_column(error: Exception) -> str | None:
     if isinstance(error, AttributeError) and type(error.obj).__name__ == "Pandas":
         return repr(error.name)
     return None
-
-
-def default_home() -> Path:
-    """``$HOSTAWARE_HOME``, else ``./data`` (``hostaware.paths.home``)."""
-    return paths.home()
-
-
-def default_warehouse() -> Path:
-    """``$WAREHOUSE_PATH``, else ``$HOSTAWARE_HOME/warehouse.duckdb`` (``hostaware.paths``)."""
-    return paths.warehouse()
 
 
 class Marts:
