@@ -3,7 +3,8 @@
 docs/definitions.md A3: over U_c, x = HC or PR, y = the host median score, per stratum
 (pooled; language; TLD category): Spearman (Pearson of mid-ranks), Kendall tau-b
 (``scipy.stats.kendalltau``), the weighted Spearman (weighted Pearson of the unweighted
-mid-ranks, weights = pages) and ``scipy.stats.weightedtau``. A host without the centrality
+mid-ranks, weights = pages) and ``scipy.stats.weightedtau`` (both Kendall statistics from
+reference.kendall's O(n log n) count, held to scipy's by its tests). A host without the centrality
 value is not a pair. A3b: quartiles (linear) and mean of host medians per classifier and
 language stratum (hosts with >= ``min_docs_per_host`` pages). A3c: page-level Spearman over
 the pages two classifiers both scored. A3d: Spearman of HC and PR values between two
@@ -12,15 +13,12 @@ releases (ordered by the graph_releases seed's last crawl) over the hosts in bot
 
 from __future__ import annotations
 
-import math
-import warnings
-
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from reference.config import GRAPH_RELEASES, VARS
 from reference.hosts import host_classifier_stats, host_universe, hosts_profiled
+from reference.kendall import grouped_kendall
 from reference.lake import Inputs
 from reference.stats import bounded, group_pearson, group_ranks, midranks, pearson, spearman
 
@@ -41,14 +39,6 @@ def weighted_spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> floa
     """Weighted Pearson correlation of the (unweighted) mid-ranks (docs/definitions.md A3)."""
     groups = np.zeros(len(x), dtype=np.int64)
     return float(group_pearson(midranks(x), midranks(y), groups, np.asarray(weights, float))[0])
-
-
-def _scipy(function, x: np.ndarray, y: np.ndarray) -> float:
-    if len(x) < 2:
-        return math.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return bounded(function(x, y).statistic)
 
 
 def centrality_quality_correlations(
@@ -83,14 +73,9 @@ def centrality_quality_correlations(
                     "weighted_spearman_rho": group_pearson(rx, ry, codes, w),
                 }
             )
-            # Kendall's statistics: scipy per stratum (a few dozen groups)
-            members = pd.Series(np.arange(len(codes))).groupby(codes)
-            taus = {"kendall_tau_b": [], "weighted_tau": []}
-            for _, rows in members:
-                index = rows.to_numpy()
-                taus["kendall_tau_b"].append(_scipy(stats.kendalltau, x[index], y[index]))
-                taus["weighted_tau"].append(_scipy(stats.weightedtau, x[index], y[index]))
-            frames.append(frame.assign(**taus))
+            # Kendall's statistics: every stratum in one O(n log n) count (reference.kendall)
+            tau_b, weighted_tau = grouped_kendall(x, y, codes)
+            frames.append(frame.assign(kendall_tau_b=tau_b, weighted_tau=weighted_tau))
     columns = ["classifier", "centrality_metric", "stratum_type", "stratum", "host_count"]
     columns += ["spearman_rho", "kendall_tau_b", "weighted_spearman_rho", "weighted_tau"]
     return pd.concat(frames, ignore_index=True)[columns]
