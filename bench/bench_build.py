@@ -1,0 +1,167 @@
+"""The whole warehouse build at scale: where each second goes, against issue 19's targets.
+
+Target (the `make paper-lake` lake, 2 cores): ``dbt build`` of every model and seed in at most
+60 s with at most 4 GB peak memory, and with every data and unit test in at most 120 s.
+
+1. The lake's size: rows of each input as its staging view reads them (committed parts only).
+2. ``dbt build --exclude-resource-type test unit_test`` into a fresh warehouse (``--with-tests``
+   then a second fresh build with every test): wall time, peak memory (RSS of the process tree,
+   summed, sampled every 100 ms: ``hostaware.dbt.measure``), dbt's own elapsed time.
+3. Where the seconds go: dbt's per-node times summed by folder (staging, each intermediate
+   concern, each mart group, seeds, tests), then the slowest nodes.
+
+    .venv/bin/python bench/bench_build.py --home build/test-home
+    .venv/bin/python bench/bench_build.py --home /path/to/paper-home --with-tests
+
+The warehouse (default <home>/bench-build.duckdb) is deleted before each build; dbt's target,
+logs and exports go under ``--work`` (default a temporary folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import duckdb
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's packages
+from hostaware import dbt
+from hostaware.dbt import gigabytes as gb
+from hostaware.paths import PROJECT, dbt_env
+
+TARGET_SECONDS = 60.0
+TARGET_BYTES = 4 * 1024**3
+TARGET_WITH_TESTS_SECONDS = 120.0
+
+# the inputs, as the staging views read them
+INPUTS = {
+    "classified documents": "stg_crawl__documents",
+    "document scores": "stg_crawl__document_scores",
+    "graph ranks (host × release)": "stg_webgraph__host_ranks",
+    "host index (host × crawl)": "stg_host_index__host_crawls",
+    "URL-level annotations": "stg_annotations__pages",
+    "host-level annotations": "stg_annotations__hosts",
+}
+
+
+def build(home: Path, warehouse: Path, work: Path, with_tests: bool) -> dict:
+    """One ``dbt build`` into a fresh ``warehouse``: its measures and per-node times."""
+    for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+        path.unlink(missing_ok=True)
+    name = "with-tests" if with_tests else "models"
+    target = work / f"target-{name}"
+    env = {**os.environ, **dbt_env(home, warehouse, exports=work / f"exports-{name}")}
+    env |= {"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_LOG_PATH": str(work / f"logs-{name}")}
+    command = [dbt.executable(), "build", "--target", "dev", "--target-path", str(target)]
+    if not with_tests:
+        command += ["--exclude-resource-type", "test", "unit_test"]
+    log = work / f"dbt-{name}.log"
+    run = dbt.measure(command, log, env=env)
+    if not (target / "run_results.json").exists():
+        raise SystemExit(
+            f"dbt build ({name}) failed ({run.returncode}):\n{log.read_text()[-6000:]}"
+        )
+    elapsed, nodes, unbuilt = dbt.node_results(target)
+    # a failing data test does not stop the timing (it is listed); a model that did not
+    # build (or a failing unit test, which skips its model) does
+    failed = [node["node"] for node in nodes if node["status"] in ("fail", "error")]
+    if failed:
+        print(f"dbt build ({name}): {len(failed)} failed: {', '.join(failed[:10])}")
+    if unbuilt or (run.returncode != 0 and not with_tests):
+        raise SystemExit(
+            f"dbt build ({name}) failed: not built {unbuilt}\n{log.read_text()[-6000:]}"
+        )
+    return {
+        "name": name,
+        "seconds": run.seconds,
+        "peak": run.peak,
+        "elapsed": elapsed,
+        "nodes": nodes,
+        "target": target,
+    }
+
+
+def folders(target: Path) -> dict[str, str]:
+    """Each node's group: its folder under models/ (two levels), 'seeds' or 'tests'."""
+    manifest = json.loads((target / "manifest.json").read_text())
+    groups = {}
+    for unique_id, node in manifest["nodes"].items():
+        kind = unique_id.split(".", 1)[0]
+        name = f"{kind} {unique_id.rsplit('.', 1)[1]}"
+        if kind == "model":
+            parts = Path(node["original_file_path"]).parts[1:3]
+            groups[name] = "/".join(part for part in parts if not part.endswith((".sql", ".py")))
+        else:
+            groups[name] = {"seed": "seeds", "test": "tests"}.get(kind, kind)
+    for unique_id in manifest.get("unit_tests", {}):
+        groups[f"unit_test {unique_id.rsplit('.', 1)[1]}"] = "tests"
+    return groups
+
+
+def input_rows(warehouse: Path) -> dict[str, int]:
+    """Rows each input holds, through the warehouse's staging views."""
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        return {
+            label: connection.sql(f"select count(*) from {view}").fetchall()[0][0]
+            for label, view in INPUTS.items()
+        }
+
+
+def report(result: dict, limit: float, top: int) -> list[str]:
+    """The build's figures beside its targets, then where its seconds went."""
+    met = "met" if result["seconds"] <= limit else "missed"
+    lines = [
+        f"dbt build ({result['name']}): {result['seconds']:.1f} s wall (target ≤ {limit:.0f} s: "
+        f"{met}), dbt's own {result['elapsed']:.1f} s"
+    ]
+    if result["name"] == "models":
+        met = "met" if result["peak"] <= TARGET_BYTES else "missed"
+        lines[0] += (
+            f", peak {gb(result['peak']):.2f} GB (target ≤ {gb(TARGET_BYTES):.0f} GB: {met})"
+        )
+    else:
+        lines[0] += f", peak {gb(result['peak']):.2f} GB"
+    groups = folders(result["target"])
+    by_group: dict[str, float] = defaultdict(float)
+    for node in result["nodes"]:
+        by_group[groups.get(node["node"], node["node"].split()[0])] += node["seconds"]
+    total = sum(by_group.values())
+    lines.append(f"  by folder (node times sum to {total:.1f} s):")
+    for group, seconds in sorted(by_group.items(), key=lambda item: -item[1]):
+        lines.append(f"    {seconds:>8.1f} s {seconds / total if total else 0:>6.1%}  {group}")
+    lines += dbt.slowest_nodes(result["nodes"], top, indent="  ")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--home", type=Path, required=True, help="a HOSTAWARE_HOME with a lake")
+    parser.add_argument("--warehouse", type=Path, help="default <home>/bench-build.duckdb")
+    parser.add_argument("--work", type=Path, help="dbt's target, logs and exports")
+    parser.add_argument("--with-tests", action="store_true", help="also time a build with tests")
+    parser.add_argument("--top", type=int, default=15, help="slowest nodes to list")
+    args = parser.parse_args(argv)
+    home = args.home.resolve()
+    warehouse = (args.warehouse or home / "bench-build.duckdb").resolve()
+    with tempfile.TemporaryDirectory(prefix="bench-build-") as scratch:
+        work = (args.work or Path(scratch)).resolve()
+        work.mkdir(parents=True, exist_ok=True)
+        print(f"bench_build: {home} (project {PROJECT}), {os.cpu_count()} cores")
+        models = build(home, warehouse, work, with_tests=False)
+        print("the lake (rows each staging view reads):")
+        for label, rows in input_rows(warehouse).items():
+            print(f"  {rows:>14,}  {label}")
+        print("\n".join(report(models, TARGET_SECONDS, args.top)))
+        if args.with_tests:
+            tested = build(home, warehouse, work, with_tests=True)
+            print("\n".join(report(tested, TARGET_WITH_TESTS_SECONDS, args.top)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
