@@ -79,8 +79,9 @@ def _partners(orders: _Orders) -> np.ndarray:
     element = orders.by_yx.astype(index)
     code = orders.x_codes[element].astype(index)
     groups_in_order = orders.groups[element]
-    group_start = np.flatnonzero(np.r_[True, groups_in_order[1:] != groups_in_order[:-1]])
-    segment = np.cumsum(np.r_[True, groups_in_order[1:] != groups_in_order[:-1]]) - 1
+    is_first = np.r_[True, groups_in_order[1:] != groups_in_order[:-1]]
+    group_start = np.flatnonzero(is_first)
+    segment = np.cumsum(is_first) - 1
     start = group_start[segment].astype(index)
     length = np.diff(np.r_[group_start, n])[segment].astype(index)
     partners = np.zeros(n, dtype=np.int64)
