@@ -1,7 +1,7 @@
 -- The hosts of the classified sample that a classifier scored only in part (rare: the
 -- ingest scores every page with every classifier; the full crawl's pages are those with
 -- a score, so its hosts are always complete). Their within-host samples are drawn among
--- the pages the classifier scored (int_host_sample_pages renumbers their positions).
+-- the pages the classifier scored (int_host_samples renumbers their positions).
 
 with
 

@@ -1,0 +1,82 @@
+{#- host_samples(pages): the rows of int_host_samples (docs/definitions.md A5, A6) from
+    a relation of positioned pages — dataset_id, classifier_id, host_id, score, is_hq
+    and sample_position_<s> for every seed s (1 for the host's first sampled page). Per
+    signal × host × seed: the host's pages and HQ pages, which of its first sampled pages
+    are HQ (bit j - 1 of the mask for the j-th, for j up to the larger of
+    `sample_size_max` and `depth_sample_size`) and the mean score of sample_then_deepen's
+    sample, summed as decimals (15 places): exact, so that equal means tie whatever order
+    threads add them in (the md5 of the host then decides). A parenthesised query. -#}
+-- the linter measures a call block's indent inside a macro from the macro's own column
+-- noqa: disable=LT02
+{% macro host_samples(pages) -%}
+    {#- `| int`: the linter renders var() as the var's name -#}
+    {%- set seeds = range(1, (var('sample_seeds') | int) + 1) %}
+    {%- set mask_positions = [
+        var('sample_size_max') | int, var('depth_sample_size') | int
+    ] | max %}
+    {%- if mask_positions > 62 %}
+        {{ exceptions.raise_compiler_error(
+            "sample_size_max and depth_sample_size must be at most 62 (a 64-bit mask)"
+        ) }}
+    {%- endif %}
+    (
+        with
+
+        hosts_sampled_by_seed as (
+            select
+                {{ pages }}.dataset_id,
+                {{ pages }}.classifier_id,
+                {{ pages }}.host_id,
+                count(*) as page_count,
+                count(*) filter (where {{ pages }}.is_hq) as hq_page_count,
+                {% call list_of() %}
+                {%- for seed in seeds %}
+                    {%- set position = pages ~ '.sample_position_' ~ seed %}
+                        coalesce(
+                            -- a case, not a filter: the shift must not see later positions
+                            bit_or(
+                                case
+                                    when
+                                        {{ pages }}.is_hq
+                                        and {{ position }} <= {{ mask_positions }}
+                                        then 1::bigint << ({{ position }} - 1)
+                                end
+                            ),
+                            0
+                        ){{ ',' if not loop.last }}
+                {%- endfor %}
+                {% endcall %} as hq_sample_masks,
+                {% call list_of() %}
+                {%- for seed in seeds %}
+                        avg({{ pages }}.score::decimal(38, 15)) filter (
+                            where
+                            {{ pages }}.sample_position_{{ seed }}
+                            <= {{ var('depth_sample_size') }}
+                        )::double{{ ',' if not loop.last }}
+                {%- endfor %}
+                {% endcall %} as depth_sample_score_means
+
+            from {{ pages }}
+            group by all
+        )
+
+        select
+            ---------- ids
+            hosts_sampled_by_seed.dataset_id,
+            hosts_sampled_by_seed.classifier_id,
+            hosts_sampled_by_seed.host_id,
+
+            ---------- numerics
+            hosts_sampled_by_seed.page_count,
+            hosts_sampled_by_seed.hq_page_count,
+            -- sample_seed, then each seed's mask and sample mean
+            {{ unnest_lists({
+                'sample_seed': list_literal(seeds),
+                'hq_sample_mask': 'hosts_sampled_by_seed.hq_sample_masks',
+                'depth_sample_score_mean': 'hosts_sampled_by_seed.depth_sample_score_means',
+            }) }}
+
+        from hosts_sampled_by_seed
+    )
+{%- endmacro %}
+-- noqa: enable=LT02
