@@ -32,7 +32,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's packages
 from hostaware import dbt
 from hostaware.dbt import gigabytes as gb
-from hostaware.paths import PROJECT, dbt_env
+from hostaware.paths import PROJECT
 
 TARGET_SECONDS = 60.0
 TARGET_BYTES = 4 * 1024**3
@@ -51,39 +51,19 @@ INPUTS = {
 
 def build(home: Path, warehouse: Path, work: Path, with_tests: bool) -> dict:
     """One ``dbt build`` into a fresh ``warehouse``: its measures and per-node times."""
-    for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
-        path.unlink(missing_ok=True)
     name = "with-tests" if with_tests else "models"
-    target = work / f"target-{name}"
-    env = {**os.environ, **dbt_env(home, warehouse, exports=work / f"exports-{name}")}
-    env |= {"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_LOG_PATH": str(work / f"logs-{name}")}
-    command = [dbt.executable(), "build", "--target", "dev", "--target-path", str(target)]
-    if not with_tests:
-        command += ["--exclude-resource-type", "test", "unit_test"]
-    log = work / f"dbt-{name}.log"
-    run = dbt.measure(command, log, env=env)
-    if not (target / "run_results.json").exists():
-        raise SystemExit(
-            f"dbt build ({name}) failed ({run.returncode}):\n{log.read_text()[-6000:]}"
-        )
-    elapsed, nodes, unbuilt = dbt.node_results(target)
+    run = dbt.timed_build(home, warehouse, work, name, with_tests=with_tests)
     # a failing data test does not stop the timing (it is listed); a model that did not
     # build (or a failing unit test, which skips its model) does
-    failed = [node["node"] for node in nodes if node["status"] in ("fail", "error")]
+    failed = [node["node"] for node in run["nodes"] if node["status"] in ("fail", "error")]
     if failed:
         print(f"dbt build ({name}): {len(failed)} failed: {', '.join(failed[:10])}")
-    if unbuilt or (run.returncode != 0 and not with_tests):
+    if run["unbuilt"] or (run["code"] != 0 and not with_tests):
         raise SystemExit(
-            f"dbt build ({name}) failed: not built {unbuilt}\n{log.read_text()[-6000:]}"
+            f"dbt build ({name}) failed: not built {run['unbuilt']}\n"
+            f"{run['log'].read_text()[-6000:]}"
         )
-    return {
-        "name": name,
-        "seconds": run.seconds,
-        "peak": run.peak,
-        "elapsed": elapsed,
-        "nodes": nodes,
-        "target": target,
-    }
+    return run
 
 
 def folders(target: Path) -> dict[str, str]:

@@ -29,7 +29,6 @@ deleted first.
 from __future__ import annotations
 
 import argparse
-import os
 import pickle
 import shutil
 import sys
@@ -43,7 +42,6 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's packages
 from hostaware import dbt
 from hostaware.dbt import gigabytes as gb
-from hostaware.paths import dbt_env
 from reference.marts import RQ12_MARTS
 
 MARTS = RQ12_MARTS
@@ -118,37 +116,16 @@ TABLES: dict[str, tuple[list[str], list[str], list[str]]] = {
 
 def run_dbt(home: Path, warehouse: Path, work: Path, with_tests: bool) -> dict:
     """``dbt build`` of the marts and their parents into a fresh ``warehouse``."""
-    for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
-        path.unlink(missing_ok=True)
     name = "with-tests" if with_tests else "models"
-    target = work / f"target-{name}"
-    env = {**os.environ, **dbt_env(home, warehouse)}
-    env |= {"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_LOG_PATH": str(work / f"logs-{name}")}
-    command = [dbt.executable(), "build", "--target", "dev", "--target-path", str(target)]
-    command += ["--select", *[f"+{mart}" for mart in MARTS]]
-    if not with_tests:
-        command += ["--exclude", "test_type:data test_type:unit"]
-    log = work / f"dbt-{name}.log"
-    run = dbt.measure(command, log, env=env)
-    results_file = target / "run_results.json"
-    if run.returncode != 0 and not (with_tests and results_file.exists()):
-        raise SystemExit(
-            f"dbt build ({name}) failed ({run.returncode}):\n{log.read_text()[-6000:]}"
-        )
-    elapsed, nodes, unbuilt = dbt.node_results(target)
+    select = [f"+{mart}" for mart in MARTS]
+    run = dbt.timed_build(home, warehouse, work, name, select=select, with_tests=with_tests)
+    if run["code"] != 0 and not with_tests:
+        raise SystemExit(f"dbt build ({name}) failed:\n{run['log'].read_text()[-6000:]}")
     # a failed test (with tests) does not stop the timing; a model that did not build does
     # (a failing unit test skips its model)
-    if unbuilt and not with_tests:
-        raise SystemExit(f"dbt build ({name}): not built {unbuilt}\n{log.read_text()[-6000:]}")
-    return {
-        "name": name,
-        "seconds": run.seconds,
-        "peak": run.peak,
-        "elapsed": elapsed,
-        "nodes": nodes,
-        "unbuilt": unbuilt,
-        "log": log,
-    }
+    if run["unbuilt"] and not with_tests:
+        raise SystemExit(f"dbt build ({name}): not built {run['unbuilt']}")
+    return run
 
 
 # ----------------------------------------------------------------------- reference

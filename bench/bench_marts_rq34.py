@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import time
@@ -48,9 +47,9 @@ import pandas as pd
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's packages
-from hostaware.dbt import executable, measure, node_results, slowest_nodes
 from hostaware.dbt import gigabytes as gb
-from hostaware.paths import PROJECT, dbt_env
+from hostaware.dbt import measure, slowest_nodes, timed_build
+from hostaware.paths import PROJECT
 from reference.compare_parquet import compare_parquet
 from reference.lake import committed_files
 from reference.marts import RQ3_MARTS, RQ4_MARTS
@@ -139,40 +138,16 @@ def run_dbt(
 ) -> dict:
     """``dbt build`` of one part's marts and their parents into a fresh warehouse."""
     name = f"{part}-{'with-tests' if with_tests else 'models'}"
-    warehouse = work / f"{name}.duckdb"
-    for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
-        path.unlink(missing_ok=True)
-    target, logs = work / f"target-{name}", work / f"logs-{name}"
-    shutil.rmtree(target, ignore_errors=True)
-    (work / "exports").mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, **dbt_env(home, warehouse, exports=work / "exports")}
-    env |= {"DBT_TARGET_PATH": str(target), "DBT_LOG_PATH": str(logs)}
-    env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
-    command = [executable(), "build", "--target", "dev", "--target-path", str(target)]
-    command += ["--select", *[f"+{mart}" for mart in MARTS[part]]]
-    if not with_tests:
-        command += ["--exclude", "test_type:data test_type:unit"]
-    if threads:
-        command += ["--threads", str(threads)]
-    log = work / f"dbt-{name}.log"
-    run = measure(command, log, env=env)
-    results_file = target / "run_results.json"
-    if not results_file.exists():
-        raise SystemExit(
-            f"dbt build ({name}) failed ({run.returncode}):\n{log.read_text()[-6000:]}"
-        )
-    elapsed, nodes, unbuilt = node_results(target)
-    return {
-        "name": name,
-        "warehouse": warehouse,
-        "code": run.returncode,
-        "seconds": run.seconds,
-        "peak": run.peak,
-        "elapsed": elapsed,
-        "nodes": nodes,
-        "unbuilt": unbuilt,
-        "log": log,
-    }
+    select = [f"+{mart}" for mart in MARTS[part]]
+    return timed_build(
+        home,
+        work / f"{name}.duckdb",
+        work,
+        name,
+        select=select,
+        with_tests=with_tests,
+        threads=threads,
+    )
 
 
 # ----------------------------------------------------------------------- reference

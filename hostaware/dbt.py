@@ -5,7 +5,8 @@
 process; with ``check`` (the default) a failed dbt raises ``DbtError`` carrying dbt's output.
 A dbt that cannot be started at all always raises ``DbtError``. ``measure`` runs a command
 (a benchmark's dbt build) with its output to a file and reports its wall time and the peak
-memory of its process tree; ``node_results`` reads a build's per-node times.
+memory of its process tree; ``node_results`` reads a build's per-node times; ``timed_build``
+is the benches' one measured ``dbt build`` into a fresh warehouse.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -22,7 +24,16 @@ from pathlib import Path
 
 from hostaware.paths import PROFILES_DIR, PROJECT, dbt_env
 
-__all__ = ["DBT", "DbtError", "Measured", "executable", "measure", "node_results", "run"]
+__all__ = [
+    "DBT",
+    "DbtError",
+    "Measured",
+    "executable",
+    "measure",
+    "node_results",
+    "run",
+    "timed_build",
+]
 
 # The project's dbt (its .venv).
 DBT = PROJECT / ".venv" / "bin" / "dbt"
@@ -199,3 +210,56 @@ def slowest_nodes(nodes: Sequence[dict], top: int, indent: str = "  ") -> list[s
         share = node["seconds"] / total if total else 0.0
         lines.append(f"{indent}  {node['seconds']:>8.2f} s {share:>6.1%}  {node['node']}")
     return lines
+
+
+def timed_build(
+    home: Path,
+    warehouse: Path,
+    work: Path,
+    name: str,
+    *,
+    select: Sequence[str] = (),
+    with_tests: bool = False,
+    threads: int | None = None,
+) -> dict:
+    """One measured ``dbt build`` of ``home``'s lake into a fresh ``warehouse`` (deleted first).
+
+    ``select``: dbt selectors (every node when empty); without ``with_tests`` the data and unit
+    tests are left out. dbt's target, logs, exports and output go under ``work`` (named after
+    ``name``). Raises ``SystemExit`` with the end of dbt's output when dbt wrote no
+    ``run_results.json`` (it failed before building); otherwise returns ``name``,
+    ``warehouse``, ``code`` (dbt's exit code), ``seconds`` and ``peak`` (``measure``),
+    ``elapsed``, ``nodes`` and ``unbuilt`` (``node_results``), ``target`` and ``log``: whether a
+    failed test or an unbuilt model stops the bench is the caller's choice.
+    """
+    for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+        path.unlink(missing_ok=True)
+    target, log = work / f"target-{name}", work / f"dbt-{name}.log"
+    shutil.rmtree(target, ignore_errors=True)  # no run_results.json of an earlier build
+    env = {**os.environ, **dbt_env(home, warehouse, exports=work / f"exports-{name}")}
+    env |= {"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_LOG_PATH": str(work / f"logs-{name}")}
+    command = [executable(), "build", "--target", "dev", "--target-path", str(target)]
+    if select:
+        command += ["--select", *select]
+    if not with_tests:
+        command += ["--exclude-resource-type", "test", "unit_test"]
+    if threads:
+        command += ["--threads", str(threads)]
+    run = measure(command, log, env=env)
+    if not (target / "run_results.json").exists():
+        raise SystemExit(
+            f"dbt build ({name}) failed ({run.returncode}):\n{log.read_text()[-6000:]}"
+        )
+    elapsed, nodes, unbuilt = node_results(target)
+    return {
+        "name": name,
+        "warehouse": warehouse,
+        "code": run.returncode,
+        "seconds": run.seconds,
+        "peak": run.peak,
+        "elapsed": elapsed,
+        "nodes": nodes,
+        "unbuilt": unbuilt,
+        "target": target,
+        "log": log,
+    }
