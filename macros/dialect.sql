@@ -227,3 +227,17 @@
 {% macro spark__kendall_taus_model() -%}
     {{ return('int_centrality_quality_kendall_spark') }}
 {%- endmacro %}
+
+{# surt_host_to_name(surt): a SURT host key (`com,example,sub`) as a host name
+   (`sub.example.com`): its labels in reverse order, joined by dots. #}
+{% macro surt_host_to_name(surt) -%}
+    {{ return(adapter.dispatch('surt_host_to_name')(surt)) }}
+{%- endmacro %}
+
+{% macro default__surt_host_to_name(surt) -%}
+    array_to_string(list_reverse(string_split({{ surt }}, ',')), '.')
+{%- endmacro %}
+
+{% macro spark__surt_host_to_name(surt) -%}
+    array_join(reverse(split({{ surt }}, ',')), '.')
+{%- endmacro %}

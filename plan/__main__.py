@@ -1,4 +1,7 @@
-"""Command line of the crawl plan: ``python -m plan --budget N --out FILE [options]``.
+"""Command line of the crawl plan: ``python -m plan --budget N --out FILE`` and ``… export``.
+
+``python -m plan export --format F --out PATH`` writes the plan as built in a crawler's format
+(docs/exports.md; ``--format all`` writes every format into ``$HOSTAWARE_HOME/exports``).
 
 Computes the crawl plan for N pages with dbt on a scratch copy of the warehouse (the shared
 warehouse, its exports and ``target/`` are not changed) and writes it as CSV or Parquet
@@ -36,6 +39,14 @@ def _budget(text: str) -> int:
     return value
 
 
+def _add_warehouse(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--warehouse",
+        type=Path,
+        help="the DuckDB warehouse (default $WAREHOUSE_PATH or $HOSTAWARE_HOME/warehouse.duckdb)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="python -m plan",
@@ -49,11 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--exploration-share", type=share, help="share of the budget explored breadth-first"
     )
-    parser.add_argument(
-        "--warehouse",
-        type=Path,
-        help="the DuckDB warehouse (default $WAREHOUSE_PATH or $HOSTAWARE_HOME/warehouse.duckdb)",
-    )
+    _add_warehouse(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="log each step")
     return parser
 
@@ -64,11 +71,69 @@ def _home(warehouse: Path) -> Path:
     return Path(named) if named else warehouse.parent
 
 
+def _export_parser() -> argparse.ArgumentParser:
+    from plan.exports import FORMATS
+
+    parser = OneLineParser(
+        prog="python -m plan export",
+        description="Write the crawl plan as built (no rebuild) in a crawler's format.",
+    )
+    parser.add_argument(
+        "--format",
+        required=True,
+        choices=[*FORMATS, "all"],
+        help="; ".join(f"{name}: {spec.description}" for name, spec in FORMATS.items())
+        + "; all: every format, into --out (default $HOSTAWARE_HOME/exports)",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="the file (csv, parquet) or folder (the crawlers') to write"
+    )
+    _add_warehouse(parser)
+    return parser
+
+
+# Where ``--format all`` puts each format, under its folder.
+ALL_EXPORTS = {
+    "nutch": "nutch",
+    "cc-nutch": "cc-nutch",
+    "urlfrontier": "urlfrontier",
+    "heritrix": "heritrix",
+    "csv": "crawl_plan.csv",
+    "parquet": "crawl_plan.parquet",
+}
+
+
+def export_main(argv: list[str]) -> int:
+    """``python -m plan export``: write the plan in one format, or all; print what was written."""
+    from plan.exports import ExportError, export
+
+    args = _export_parser().parse_args(argv)
+    warehouse = args.warehouse or paths.warehouse()
+    if args.format == "all":
+        folder = args.out or paths.exports()
+        targets = [(name, folder / place) for name, place in ALL_EXPORTS.items()]
+    elif args.out is None:
+        print("python -m plan export: error: --out is required", file=sys.stderr)
+        return 2
+    else:
+        targets = [(args.format, args.out)]
+    try:
+        for name, out in targets:
+            print(export(warehouse, name, out).summary())
+    except ExportError as error:
+        print(f"python -m plan export: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Compute, write and summarise the plan; errors are one line on stderr."""
     from plan.crawl_plan import PlanError, PlanRequest, make_plan
 
-    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["export"]:
+        return export_main(argv[1:])
+    args = _parser().parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.ERROR,
         format="%(levelname)s %(name)s: %(message)s",

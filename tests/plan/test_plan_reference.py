@@ -63,6 +63,8 @@ from reference.plan import Plan, plan_diversity, plan_host_fetch_budget
 
 ATOL = 1e-9
 
+# The plan's models that read only the population (dbt selects each of a spaced list).
+PLAN_AND_READERS = "plan_host_fetch_budget plan_diversity plan_host_fetch_budget_csv"
 POPULATION_COLUMNS = [
     "surt_host_name",
     "quality_group",
@@ -328,6 +330,7 @@ def _write_population(warehouse: Path, population: pd.DataFrame) -> None:
             create table int_plan_hosts as
             select
                 surt_host_name::varchar as surt_host_name,
+                null::varchar as url_host_registered_domain,
                 url_host_tld::varchar as url_host_tld,
                 tld_macro_category::varchar as tld_macro_category,
                 language_stratum::varchar as language_stratum,
@@ -384,7 +387,8 @@ def plan_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PlanRun]:
         _write_population(home / "warehouse.duckdb", ADVERSARIAL_POPULATIONS[population]())
         runs.append(
             {"name": name, "vars": overrides, "home": str(home)}
-            | {"select": "plan_host_fetch_budget+", "warehouse": str(home / "warehouse.duckdb")}
+            # the plan and what reads it alone (its queue keys need the URLs a lake has)
+            | {"select": PLAN_AND_READERS, "warehouse": str(home / "warehouse.duckdb")}
         )
     spec = {
         "project": str(PROJECT),

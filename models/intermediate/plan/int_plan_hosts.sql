@@ -50,6 +50,7 @@ plan_hosts as (
         plan_crawl_hosts.surt_host_name,
 
         ---------- strings
+        plan_crawl_hosts.url_host_registered_domain,
         plan_crawl_hosts.url_host_tld,
         plan_crawl_hosts.url_host_registry_suffix,
         suffix_categories.tld_macro_category,

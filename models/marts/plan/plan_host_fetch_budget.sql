@@ -102,6 +102,7 @@ host_fetch_budget as (
             else 'quality unknown: sampled to measure it before deepening'
         end as reason,
         host_pages.quality_group,
+        host_pages.url_host_registered_domain,
         host_pages.language_stratum,
         host_pages.tld_macro_category,
 
