@@ -6,7 +6,8 @@ What Heritrix reads (internetarchive/heritrix3, tag 3.15.0, and iipc/webarchive-
 * ``seeds.txt``: a URI per line, ``#`` lines and blank lines skipped (``TextSeedModule``
   with ``RegexLineIterator``'s entry pattern: one token without whitespace). Each seed with a
   path (``http://example.com/``) also adds its host to the crawl's scope
-  (``seedsAsSurtPrefixes``), so the crawl stays on the planned host names.
+  (``seedsAsSurtPrefixes``), so the crawl stays on the planned host names. A seed on a port
+  other than its scheme's default is left out: Heritrix would queue it apart, unbudgeted.
 * ``hostaware-sheets.cxml``: Spring beans to ``<import>`` into ``crawler-beans.cxml``. A
   ``Sheet`` per budget the plan uses, overriding ``frontier.queueTotalBudget``, and a
   ``SurtPrefixesSheetAssociation`` per sheet listing the SURT prefixes of the queues given
@@ -31,6 +32,18 @@ __all__ = ["PREREQUISITE_URIS", "SHEETS_FILE", "sheet_lines_sql", "write"]
 SHEETS_FILE = "hostaware-sheets.cxml"
 # Each queue's dns: lookup and robots.txt fetch, charged to its budget before its pages.
 PREREQUISITE_URIS = 2
+
+# A URL on its scheme's default port (or none given): Heritrix queues a URL by host and port
+# (SurtAuthorityQueueAssignmentPolicy, the default ports dropped), so a seed on another port
+# would open a queue of its own, with no budget: such seeds are left out.
+_PORT = (
+    "regexp_extract(seed_urls.url, '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#@]*@)?[^/?#:]*(:[0-9]*)?', 2)"
+)
+_ON_DEFAULT_PORT = f"""(
+    {_PORT} in ('', ':')
+    or ({_PORT} = ':80' and lower(seed_urls.url) like 'http:%')
+    or ({_PORT} = ':443' and lower(seed_urls.url) like 'https:%')
+)"""
 
 _SEEDS_HEADER = """\
 # The crawl plan's seeds (hostaware: docs/exports.md#heritrix-3), a URI per line.
@@ -127,10 +140,14 @@ def write(plan: Plan, folder: Path) -> ExportResult:
         f"""
         select {Plan.seed_url("seed_urls.url")}
         from "{SEED_URLS}" as seed_urls
+        where {_ON_DEFAULT_PORT}
         order by seed_urls.url_host_name, seed_urls.seed_rank
         """,
         seeds,
         header=_SEEDS_HEADER,
+    )
+    off_port = plan.value(
+        f'select count(*) from "{SEED_URLS}" as seed_urls where not ({_ON_DEFAULT_PORT})'
     )
     sheets = folder / SHEETS_FILE
     plan.copy_lines(sheet_lines_sql(), sheets, header=_SHEETS_HEAD)
@@ -142,7 +159,9 @@ def write(plan: Plan, folder: Path) -> ExportResult:
         f'count(distinct pages_to_fetch) from "{QUEUE_KEYS}"'
     )[0]
     result.notes = [
+        f"{off_port:,} seed URLs on another port left out (Heritrix would queue them apart, "
+        "with no budget)",
         f"{budgets:,} sheets (one per budget); each queue's budget is its pages "
-        f"+ {PREREQUISITE_URIS} (dns: and robots.txt)"
+        f"+ {PREREQUISITE_URIS} (dns: and robots.txt)",
     ]
     return result
