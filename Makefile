@@ -41,7 +41,7 @@ $(VENV_SPARK)/.installed: requirements-spark.txt
 
 spark-venv: $(VENV_SPARK)/.installed
 
-demo: venv synth-demo ingest build demo-check report
+demo: venv synth-demo ingest build demo-check report exports
 
 # A new demo crawl replaces the old one, and the lake and warehouse built from it.
 synth-demo:
@@ -98,6 +98,12 @@ demo-check: venv
 .PHONY: report
 report: venv
 	$(PY) -m report
+
+# The crawl plan in every crawler's format (docs/exports.md), into $(HOSTAWARE_HOME)/exports;
+# prints each file written.
+.PHONY: exports
+exports: venv
+	$(PY) -m plan export --format all
 
 test: venv browser lint pytest dbt-test-build warehouse-test spark-test
 
