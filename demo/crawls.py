@@ -46,6 +46,7 @@ __all__ = [
     "HOST_INDEX_SCHEMA",
     "NOT_FETCHED",
     "QUALITY_CLASSIFIER",
+    "ROBOTS_BEHAVIOURS",
     "CrawlCountModel",
     "CrawlCounts",
     "PageRows",
@@ -58,6 +59,7 @@ __all__ = [
     "last_labels",
     "record_id_array",
     "record_ids",
+    "robots_counts",
     "url_surtkeys",
 ]
 
@@ -92,6 +94,19 @@ _ROBOTS = (
     "robots_redirPerm",
     "robots_redirTemp",
 )
+# How a crawled host answers its robots.txt requests in the demo: planted shares (Common
+# Crawl publishes none) of hosts whose every request is answered 200, 404/410 (no robots.txt),
+# a permanent redirect then 200, 5xx (unreachable), 403-like 4xx (refused), or 200 and 5xx at
+# random (flaky); the plan's robots constraint (models/intermediate/plan) reads them.
+ROBOTS_BEHAVIOURS = {
+    "ok": 0.62,
+    "gone": 0.24,
+    "redirect": 0.04,
+    "unreachable": 0.04,
+    "refused": 0.02,
+    "flaky": 0.04,
+}
+_ROBOTS_FLAKY_5XX_RATE = 0.5  # a flaky host's requests answered 5xx
 _INT32_MAX = 2**31 - 1
 _SKIPPED_SHARE = 0.08  # crawled hosts a crawl skips (crawled in other crawls, not this one)
 CRAWL_DAYS = 14  # a monthly crawl fetches for about two weeks
@@ -341,6 +356,8 @@ def host_index_table(
     nutch = {"fetched": fetched}
     for index, name in enumerate(NOT_FETCHED):
         nutch[name] = counts.not_fetched[rows, index]
+    # a child stream: the crawl's own stream draws what it drew before robots were planted
+    robots = robots_counts(rng.spawn(1)[0], known)
     table = host_index_rows(
         _graph_strings(hosts),
         {
@@ -355,10 +372,39 @@ def host_index_table(
         fetch_counts=fetch_counts,
         known=known,
         nutch=nutch,
+        robots=robots,
     )
     if counts.crawl == DRIFTED_CRAWL:
         table = drift_schema(table)
     return table
+
+
+def robots_counts(rng: np.random.Generator, known: np.ndarray) -> dict[str, np.ndarray]:
+    """The robots.txt requests of a crawl per host, by outcome (the ``robots_*`` columns).
+
+    A host with known URLs is asked for its robots.txt 1 + Poisson(1) times, and answers as its
+    behaviour (``ROBOTS_BEHAVIOURS``) says; a host without known URLs is not asked.
+    """
+    n = len(known)
+    asked = known > 0
+    requests = np.where(asked, 1 + rng.poisson(1.0, n), 0).astype(np.int64)
+    names = list(ROBOTS_BEHAVIOURS)
+    behaviour = rng.choice(len(names), n, p=list(ROBOTS_BEHAVIOURS.values()))
+    failed = rng.binomial(requests, _ROBOTS_FLAKY_5XX_RATE)
+    out = {name: np.zeros(n, dtype=np.int32) for name in _ROBOTS}
+
+    def answered(kind: str) -> np.ndarray:
+        return np.where(behaviour == names.index(kind), requests, 0)
+
+    out["robots_200"] = answered("ok") + answered("redirect")
+    out["robots_redirPerm"] = answered("redirect")
+    out["robots_gone"] = answered("gone")
+    out["robots_5xx"] = answered("unreachable")
+    out["robots_4xx"] = answered("refused")
+    flaky = behaviour == names.index("flaky")
+    out["robots_5xx"] = out["robots_5xx"] + np.where(flaky, failed, 0)
+    out["robots_200"] = out["robots_200"] + np.where(flaky, requests - failed, 0)
+    return {name: values.astype(np.int32) for name, values in out.items()}
 
 
 def count_share(values: np.ndarray, factor: float | np.ndarray) -> np.ndarray:
@@ -376,12 +422,14 @@ def host_index_rows(
     fetch_counts: dict[str, np.ndarray],
     known: np.ndarray,
     nutch: dict[str, np.ndarray],
+    robots: dict[str, np.ndarray] | None = None,
 ) -> pa.Table:
     """A host-index table (``HOST_INDEX_SCHEMA``) from its drawn counts; nothing is drawn here.
 
     The derived columns follow from the counts as in Common Crawl's index: the record lengths
     (mean, median = 0.9 mean), the ``_pct`` columns (percent of fetch_200 or of numRecords),
-    ``robots_200`` = 1 where the host has records, the other robots columns 0.
+    and the ``robots_*`` columns as given, else ``robots_200`` = 1 where the host has records
+    and the other robots columns 0.
 
     Args:
         strings: ``surt_host_name``, ``url_host_registered_domain``, ``url_host_tld``.
@@ -392,6 +440,7 @@ def host_index_rows(
         fetch_counts: the other ``fetch_*`` columns (``FETCH_COLUMNS``).
         known: ``nutch_numRecords``.
         nutch: the HostDb statuses (``fetched`` and ``NOT_FETCHED``).
+        robots: the robots.txt requests by outcome (``robots_counts``), or None.
     """
     columns: dict[str, np.ndarray | pa.Array] = {
         **strings,
@@ -409,7 +458,10 @@ def host_index_rows(
         columns[f"nutch_{name}_pct"] = _pct(nutch[name], known)
     zeros = np.zeros(len(known), dtype=np.int32)
     for name in _ROBOTS:
-        columns[name] = (known > 0).astype(np.int32) if name == "robots_200" else zeros
+        if robots is not None:
+            columns[name] = robots[name]
+        else:
+            columns[name] = (known > 0).astype(np.int32) if name == "robots_200" else zeros
     return pa.Table.from_arrays(
         [pa.array(columns.pop(field.name), field.type) for field in HOST_INDEX_SCHEMA],
         schema=HOST_INDEX_SCHEMA,

@@ -67,6 +67,9 @@ SOURCE_NAMES = {
     "nutch_redir_temp": "nutch_redirTemp",
     "nutch_redir_perm": "nutch_redirPerm",
     "nutch_not_modified": "nutch_notModified",
+    "robots_not_modified": "robots_notModified",
+    "robots_redir_perm": "robots_redirPerm",
+    "robots_redir_temp": "robots_redirTemp",
 }
 
 # The index's reference types (athena_schema.v2.sql: `int` is int32, ranks double).

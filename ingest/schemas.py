@@ -133,6 +133,16 @@ HOST_INDEX = pa.schema(
         pa.field("nutch_redir_temp", pa.int64()),
         pa.field("nutch_redir_perm", pa.int64()),
         pa.field("nutch_not_modified", pa.int64()),
+        # the crawl's robots.txt requests by outcome (the same status buckets as fetch_*)
+        pa.field("robots_200", pa.int64()),
+        pa.field("robots_3xx", pa.int64()),  # 3xx other than 301/302/304/307/308
+        pa.field("robots_4xx", pa.int64()),  # 4xx other than 404/410: 401, 403, 429, ...
+        pa.field("robots_5xx", pa.int64()),
+        pa.field("robots_gone", pa.int64()),  # 404 and 410: no robots.txt
+        pa.field("robots_not_modified", pa.int64()),  # robots_notModified: 304
+        pa.field("robots_other", pa.int64()),
+        pa.field("robots_redir_perm", pa.int64()),  # robots_redirPerm: 301, 308
+        pa.field("robots_redir_temp", pa.int64()),  # robots_redirTemp: 302, 307
     ]
 )
 

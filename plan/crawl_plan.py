@@ -105,8 +105,15 @@ def check_output(path: Path) -> None:
 
 
 def dbt_vars(request: PlanRequest) -> str:
-    """The ``--vars`` argument: only the vars given (JSON, which dbt reads as YAML)."""
-    values: dict[str, int | float] = {"plan_budget_pages": request.budget}
+    """The ``--vars`` argument: the vars given (JSON, which dbt reads as YAML).
+
+    The what-if writes the plan alone, so it plans once: without the constraints' costs
+    (``plan_constraint_costs``), which would plan four times more.
+    """
+    values: dict[str, int | float | bool] = {
+        "plan_budget_pages": request.budget,
+        "plan_constraint_costs": False,
+    }
     if request.sample_size is not None:
         values["plan_sample_size"] = request.sample_size
     if request.exploration_share is not None:

@@ -15,8 +15,21 @@ docs/warehouse.md), over the rows of int_plan_hosts:
   step 1 while the running total of samples ≤ floor(B × ``plan_max_sample_share``); 2 and 5:
   whole ``known_quality`` hosts at or above / below the prior density (density desc, known
   desc, random order); 4: the rest of the unknown hosts; 6: the rest of the exploration hosts.
+* Constraints. Each host may be given at most its plannable pages: its known URLs, less what
+  its robots.txt answers rule out (``plan_robots_constraint``: a request failed when answered
+  5xx, or a 4xx but 404/410 unless ``plan_robots_refusal_fails`` is false; ``exclude`` gives a
+  host whose every request failed nothing, ``reduce`` also gives one with some failed
+  floor(known × not failed / requests)), at most the politeness cap (``plan_max_pages_per_host``,
+  else floor(``plan_crawl_days`` × 86,400 / ``plan_min_crawl_delay_seconds``), none at delay 0).
+  The walk above reads plannable pages where it says known.
+* Floors (``plan_language_floors``, ``plan_tld_category_floors``): each group's least pages
+  floor(B × share), less what exploration gave its hosts, are reserved first: down the queue in
+  its order, among the group's own segments, each segment whole while the reserve lasts and
+  the last in part; a segment two floors reserve is reserved as the larger says. The walk then
+  takes, with B − E − Σ reserved, what the reserves left of each segment.
 * Phase, hq_density_estimate and expected_hq as the column docs say; plan_diversity groups the
-  plan's hosts with known URLs by language stratum and by TLD category.
+  plan's hosts with known URLs by language stratum and by TLD category. plan_constraint_costs
+  is the plan again with each constraint switched off by its vars (``SCENARIOS``).
 
 Random orders are integers beyond 64 bits: they are ordered as Python integers, exactly.
 """
@@ -33,7 +46,27 @@ import pandas as pd
 
 from reference.config import VARS, decimal
 
-__all__ = ["Plan", "Walk", "plan_diversity", "plan_host_fetch_budget", "water_level"]
+__all__ = [
+    "SCENARIOS",
+    "Plan",
+    "Walk",
+    "plan_constraint_costs",
+    "plan_diversity",
+    "plan_host_fetch_budget",
+    "water_level",
+]
+
+_NO_ROBOTS = {"plan_robots_constraint": "off"}
+_NO_CAP = {"plan_max_pages_per_host": None, "plan_min_crawl_delay_seconds": 0}
+_NO_FLOORS = {"plan_language_floors": {}, "plan_tld_category_floors": {}}
+# plan_constraint_costs' rows: the vars each way of planning overrides (the plan: none).
+SCENARIOS: dict[str, dict] = {
+    "plan": {},
+    "unconstrained": {**_NO_ROBOTS, **_NO_CAP, **_NO_FLOORS},
+    "robots_only": {**_NO_CAP, **_NO_FLOORS},
+    "politeness_cap_only": {**_NO_ROBOTS, **_NO_FLOORS},
+    "floors_only": {**_NO_ROBOTS, **_NO_CAP},
+}
 
 
 @dataclass
@@ -44,6 +77,9 @@ class Walk:
     exploration: int
     exploration_left_over: int  # whole pages handed out one each above the level
     queue_budget: int
+    reserved: int = 0  # pages the floors reserved
+    page_cap: int | None = None
+    crawl_seconds: Fraction = Fraction(0)
     steps_taken: set[int] = field(default_factory=set)  # steps with a page taken
     partial_step: int | None = None  # the step of the segment the budget ends inside
 
@@ -82,12 +118,66 @@ def _ranks(values: Sequence[int]) -> np.ndarray:
     return ranks
 
 
+def _robots(population: pd.DataFrame, plan_vars: dict) -> tuple[np.ndarray, ...]:
+    """Each host's robots.txt requests, failed requests, status and the pages they allow."""
+    known = population["known_url_count"].to_numpy(np.int64)
+
+    def column(name: str) -> np.ndarray:
+        if name not in population:
+            return np.zeros(len(population), dtype=np.int64)
+        return population[name].fillna(0).to_numpy(np.int64)
+
+    requests = column("robots_request_count")
+    failed = column("robots_unreachable_count")
+    if plan_vars["plan_robots_refusal_fails"]:
+        failed = failed + column("robots_refused_count")
+    status = np.select(
+        [requests == 0, failed == 0, failed == requests],
+        ["not_requested", "ok", "failed"],
+        "partly_failed",
+    )
+    policy = plan_vars["plan_robots_constraint"]
+    if policy not in ("off", "exclude", "reduce"):
+        raise ValueError(f"plan_robots_constraint: {policy!r}")
+    allowed = known.copy()
+    if policy != "off":
+        allowed[status == "failed"] = 0
+    if policy == "reduce":
+        partly = status == "partly_failed"
+        allowed[partly] = known[partly] * (requests[partly] - failed[partly]) // requests[partly]
+    return requests, failed, status, allowed
+
+
+def _page_cap(plan_vars: dict) -> tuple[int | None, Fraction]:
+    """The politeness cap in pages (None without one) and the crawl's seconds."""
+    seconds = decimal(plan_vars["plan_crawl_days"]) * 86400
+    if plan_vars["plan_max_pages_per_host"] is not None:
+        return int(plan_vars["plan_max_pages_per_host"]), seconds
+    delay = decimal(plan_vars["plan_min_crawl_delay_seconds"])
+    return (math.floor(seconds / delay) if delay > 0 else None), seconds
+
+
+def _floors(plan_vars: dict) -> list[tuple[str, str, Fraction]]:
+    return [
+        (dimension, value, decimal(share))
+        for dimension, name in (
+            ("language_stratum", "plan_language_floors"),
+            ("tld_macro_category", "plan_tld_category_floors"),
+        )
+        for value, share in sorted((plan_vars[name] or {}).items())
+    ]
+
+
 def plan_host_fetch_budget(population: pd.DataFrame, overrides: dict | None = None) -> Plan:
     """The plan of ``population`` (int_plan_hosts rows) under the vars and ``overrides``."""
     plan_vars = {**VARS, **(overrides or {})}
     k = int(plan_vars["plan_sample_size"])
     group = population["quality_group"].to_numpy(object)
-    known = population["known_url_count"].to_numpy(np.int64)
+    known_urls = population["known_url_count"].to_numpy(np.int64)
+    requests, failed, robots_status, allowed = _robots(population, plan_vars)
+    page_cap, crawl_seconds = _page_cap(plan_vars)
+    # the walk reads what each host may be given where the contract says known URLs
+    known = allowed if page_cap is None else np.minimum(allowed, page_cap)
     sampled = population["sampled_page_count"].to_numpy(np.int64)
     sampled_hq = population["sampled_hq_page_count"].to_numpy(np.int64)
     rank = _ranks(int(value) for value in population["random_order"])
@@ -96,7 +186,7 @@ def plan_host_fetch_budget(population: pd.DataFrame, overrides: dict | None = No
     if plan_vars["plan_budget_pages"] is not None:
         budget = int(plan_vars["plan_budget_pages"])
     else:
-        budget = math.floor(decimal(plan_vars["plan_budget_share"]) * int(known.sum()))
+        budget = math.floor(decimal(plan_vars["plan_budget_share"]) * int(known_urls.sum()))
     is_known, is_unknown = group == "known_quality", group == "unknown_quality"
     prior_pages, prior_hq = int(sampled[is_known].sum()), int(sampled_hq[is_known].sum())
     prior = Fraction(prior_hq, prior_pages) if prior_pages > 0 else Fraction(0)
@@ -143,9 +233,27 @@ def plan_host_fetch_budget(population: pd.DataFrame, overrides: dict | None = No
         )
     )
     step, host, kind, pages = step[order], host[order], kind[order], pages[order]
-    left = budget - exploration - (np.cumsum(pages) - pages)
-    take = np.clip(left, 0, pages)
-    walk = Walk(budget, exploration, left_over, budget - exploration)
+
+    # The floors' reserves, each down the queue among its group's segments.
+    reserved = np.zeros(len(pages), dtype=np.int64)
+    strata = {
+        column: population[column].to_numpy(object) if column in population else None
+        for column in ("language_stratum", "tld_macro_category")
+    }
+    for dimension, value, share in _floors(plan_vars):
+        values = strata[dimension]
+        in_group = values == value if values is not None else np.zeros(len(group), dtype=bool)
+        reserve = max(math.floor(budget * share) - int(explored[in_group].sum()), 0)
+        segments = np.flatnonzero(in_group[host])
+        before = np.cumsum(pages[segments]) - pages[segments]
+        reserved[segments] = np.maximum(
+            reserved[segments], np.clip(reserve - before, 0, pages[segments])
+        )
+    rest = pages - reserved
+    left = budget - exploration - int(reserved.sum()) - (np.cumsum(rest) - rest)
+    take = reserved + np.clip(left, 0, rest)
+    walk = Walk(budget, exploration, left_over, budget - exploration, int(reserved.sum()))
+    walk.page_cap, walk.crawl_seconds = page_cap, crawl_seconds
     walk.steps_taken = {int(s) for s in step[take > 0]}
     partial = step[(take > 0) & (take < pages)]
     walk.partial_step = int(partial[-1]) if len(partial) else None
@@ -153,6 +261,7 @@ def plan_host_fetch_budget(population: pd.DataFrame, overrides: dict | None = No
         name: np.bincount(host[kind == name], take[kind == name], len(population)).astype(int)
         for name in ("sample", "deepen", "explore")
     }
+    pages_reserved = np.bincount(host, reserved, len(population)).astype(int)
     pages_explored = explored + taken["explore"]
     to_fetch = taken["sample"] + taken["deepen"] + pages_explored
     estimate = np.where(
@@ -163,33 +272,97 @@ def plan_host_fetch_budget(population: pd.DataFrame, overrides: dict | None = No
         ["skip", "explore", "deepen"],
         "sample",
     )
-    strata = {
-        column: population[column].to_numpy() if column in population else None
-        for column in ("language_stratum", "tld_macro_category")
-    }
+    with np.errstate(divide="ignore"):
+        delay = np.where(to_fetch > 0, float(crawl_seconds) / np.maximum(to_fetch, 1), np.nan)
+    robots_constraint = np.full(len(population), None, dtype=object)
+    robots_constraint[allowed < known_urls] = "robots_reduced"
+    robots_constraint[(robots_status == "failed") & (allowed == 0) & (known_urls > 0)] = (
+        "robots_failed"
+    )
     plan = pd.DataFrame(
         {
             "surt_host_name": population["surt_host_name"].to_numpy(),
             "phase": phase,
+            "robots_constraint": robots_constraint,
             "quality_group": group,
             "language_stratum": strata["language_stratum"],
             "tld_macro_category": strata["tld_macro_category"],
-            "known_url_count": known,
+            "robots_status": robots_status,
+            "known_url_count": known_urls,
+            "robots_request_count": requests,
+            "robots_failed_count": failed,
+            "robots_allowed_page_count": allowed,
+            "plannable_page_count": known,
             "sampled_page_count": sampled,
             "sampled_hq_density": density,
             "hq_density_estimate": estimate,
             "pages_sampled": taken["sample"],
             "pages_deepened": taken["deepen"],
             "pages_explored": pages_explored,
+            "pages_reserved": pages_reserved,
             "pages_to_fetch": to_fetch,
+            "crawl_delay_seconds": delay,
             "expected_hq": to_fetch * estimate,
+            "is_politeness_capped": known < allowed,
         }
     )
     return Plan(plan, walk)
 
 
-def plan_diversity(plan: pd.DataFrame) -> pd.DataFrame:
-    """plan_diversity: the plan's hosts with known URLs by language stratum and TLD category."""
+def plan_constraint_costs(population: pd.DataFrame, overrides: dict | None = None) -> pd.DataFrame:
+    """plan_constraint_costs: the plan under each of ``SCENARIOS``, totalled."""
+    rows = []
+    for scenario, switched_off in SCENARIOS.items():
+        result = plan_host_fetch_budget(population, {**(overrides or {}), **switched_off})
+        plan, walk = result.plan, result.walk
+        cap = walk.page_cap
+        rows.append(
+            {
+                "scenario": scenario,
+                "budget_pages": walk.budget,
+                "page_cap": cap,
+                "page_cap_crawl_delay_seconds": float(walk.crawl_seconds / cap) if cap else None,
+                "plannable_page_count": int(plan["plannable_page_count"].sum()),
+                "plan_host_count": int((plan["pages_to_fetch"] > 0).sum()),
+                "plan_page_count": int(plan["pages_to_fetch"].sum()),
+                "expected_hq": float(plan["expected_hq"].sum()),
+                "robots_excluded_host_count": int(
+                    ((plan["robots_allowed_page_count"] == 0) & (plan["known_url_count"] > 0)).sum()
+                ),
+                "robots_reduced_host_count": int(
+                    (
+                        (plan["robots_allowed_page_count"] > 0)
+                        & (plan["robots_allowed_page_count"] < plan["known_url_count"])
+                    ).sum()
+                ),
+                "robots_removed_page_count": int(
+                    (plan["known_url_count"] - plan["robots_allowed_page_count"]).sum()
+                ),
+                "capped_host_count": int(plan["is_politeness_capped"].sum()),
+                "capped_page_count": int(
+                    (plan["robots_allowed_page_count"] - plan["plannable_page_count"]).sum()
+                ),
+                "floor_reserved_page_count": walk.reserved,
+            }
+        )
+    costs = pd.DataFrame(rows)
+    pages = costs["plan_page_count"].where(costs["plan_page_count"] > 0)
+    costs["expected_hq_share"] = costs["expected_hq"] / pages
+    unconstrained = costs.loc[costs["scenario"] == "unconstrained", "expected_hq"].iloc[0]
+    costs["expected_hq_cost"] = unconstrained - costs["expected_hq"]
+    return costs
+
+
+def plan_diversity(plan: pd.DataFrame, budget: int, overrides: dict | None = None) -> pd.DataFrame:
+    """plan_diversity: the plan's hosts with known URLs by language stratum and TLD category.
+
+    Each group's floor, where the vars with ``overrides`` set one, beside it: its share, its
+    pages (floor(``budget`` × share)) and whether the plan gives the group that many.
+    """
+    floors = {
+        (dimension, value): share
+        for dimension, value, share in _floors({**VARS, **(overrides or {})})
+    }
     population = plan[plan["known_url_count"] > 0].assign(
         is_planned=lambda frame: frame["pages_to_fetch"] > 0
     )
@@ -215,6 +388,19 @@ def plan_diversity(plan: pd.DataFrame) -> pd.DataFrame:
         grouped["expected_hq_share"] = share("expected_hq")
         grouped["representation_ratio"] = (
             grouped["plan_host_share"] / grouped["population_host_share"]
+        )
+        shares = [floors.get((dimension, value)) for value in grouped.index]
+        grouped["floor_share"] = [float(share) if share is not None else None for share in shares]
+        grouped["floor_page_count"] = pd.array(
+            [math.floor(budget * share) if share is not None else None for share in shares],
+            dtype="Int64",
+        )
+        grouped["is_floor_met"] = pd.array(
+            [
+                None if share is None else bool(pages >= math.floor(budget * share))
+                for share, pages in zip(shares, grouped["plan_page_count"], strict=True)
+            ],
+            dtype="boolean",
         )
         frames.append(grouped.reset_index(names="dimension_value").assign(dimension=dimension))
     return pd.concat(frames, ignore_index=True)

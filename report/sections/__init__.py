@@ -115,6 +115,13 @@ SECTIONS: tuple[Section, ...] = (
         ("plan_diversity",),
         plan.diversity_section,
     ),
+    Section(
+        "plan-constraints",
+        "The crawl plan: what its constraints cost",
+        (plan.CONSTRAINT_COSTS,),
+        ("plan_constraint_costs",),
+        plan.constraints_section,
+    ),
 )
 
 FIGURES: tuple[str, ...] = tuple(name for section in SECTIONS for name in section.figures)

@@ -1,4 +1,4 @@
-"""The crawl plan: where the next crawl's fetches go, and whom it reaches."""
+"""The crawl plan: where the next crawl's fetches go, whom it reaches, what its constraints cost."""
 
 from __future__ import annotations
 
@@ -12,6 +12,16 @@ from report.marts import Marts
 
 FETCH_BUDGET = "plan_host_fetch_budget"
 DIVERSITY = "plan_diversity"
+CONSTRAINT_COSTS = "plan_constraint_costs"
+
+# plan_constraint_costs' rows, in the order shown, with their labels
+SCENARIOS = {
+    "unconstrained": "no constraint",
+    "robots_only": "robots.txt only",
+    "politeness_cap_only": "politeness cap only",
+    "floors_only": "floors only",
+    "plan": "the plan (all)",
+}
 
 PHASES = ("sample", "deepen", "explore", "skip")
 PAGE_KINDS = ("pages_sampled", "pages_deepened", "pages_explored")
@@ -139,7 +149,7 @@ def diversity_section(marts: Marts) -> SectionContent:
         + fmt_range(diversity["representation_ratio"], 2, "ratio"),
     )
     header = ("dimension", "value", "population hosts", "share", "plan hosts", "share")
-    header += ("plan pages", "share", "expected HQ share", "representation")
+    header += ("plan pages", "share", "expected HQ share", "representation", "floor")
     rows = [
         (
             row.dimension,
@@ -152,10 +162,77 @@ def diversity_section(marts: Marts) -> SectionContent:
             fmt_share(row.plan_page_share, 1),
             fmt_share(row.expected_hq_share, 1),
             fmt_ratio(row.representation_ratio),
+            _floor(row.floor_share, row.floor_page_count, row.is_floor_met),
         )
         for row in diversity.itertuples()
     ]
     return SectionContent(
         figures=[ReportFigure("plan_diversity", figure_caption, figure)],
         tables=[ReportTable("The plan against the population.", header, rows)],
+    )
+
+
+def _floor(share: float, pages: float, is_met: object) -> str:
+    """A group's floor in the diversity table: its share and pages, and whether it is met."""
+    if pd.isna(share):
+        return ""
+    verdict = "met" if is_met is True or is_met == 1 else "not met: too few pages"
+    return f"{fmt_share(share, 1)} ({fmt_count(pages)} pages, {verdict})"
+
+
+def constraints_section(marts: Marts) -> SectionContent:
+    """What each of the plan's constraints costs in expected HQ pages, on the same budget."""
+    costs = marts.frame(CONSTRAINT_COSTS, "select * from {mart}")
+    order = {scenario: index for index, scenario in enumerate(SCENARIOS)}
+    costs = costs.assign(order=costs["scenario"].map(order)).sort_values("order")
+    labels = [SCENARIOS.get(scenario, scenario) for scenario in costs["scenario"]]
+    figure = charts.new_figure(8, 2.8)
+    axis = figure.subplots()
+    colours = ["#3182bd" if scenario == "plan" else "#9ecae1" for scenario in costs["scenario"]]
+    axis.barh(labels, costs["expected_hq"], color=colours)
+    axis.invert_yaxis()
+    axis.set_xlabel("expected HQ pages")
+    axis.grid(axis="y", visible=False)
+    for position, (hq, cost) in enumerate(
+        zip(costs["expected_hq"], costs["expected_hq_cost"], strict=True)
+    ):
+        note = fmt_number(hq, 1) + (
+            "" if pd.isna(cost) or cost == 0 else f" (−{fmt_number(cost, 1)})"
+        )
+        axis.annotate(note, (hq, position), xytext=(4, 0), textcoords="offset points", va="center")
+    plan = costs[costs["scenario"] == "plan"].iloc[0]
+    figure_caption = caption(
+        f"Expected HQ pages of the crawl plan on its budget of {fmt_count(plan['budget_pages'])} "
+        "pages, without its constraints, with each alone, and with all (the paper has none)",
+        "the difference from no constraint is what a constraint costs in yield"
+        if len(costs) > 1
+        else "plan_constraint_costs was false: the plan without its constraints was not computed",
+    )
+    header = ("plan", "hosts", "pages", "expected HQ", "HQ per page", "cost (HQ pages)")
+    header += ("robots.txt: hosts out", "reduced", "capped hosts", "floor pages")
+    rows = [
+        (
+            SCENARIOS.get(row.scenario, row.scenario),
+            fmt_count(row.plan_host_count),
+            fmt_count(row.plan_page_count),
+            fmt_number(row.expected_hq, 1),
+            fmt_number(row.expected_hq_share, 3) if not pd.isna(row.expected_hq_share) else "",
+            fmt_number(row.expected_hq_cost, 1) if not pd.isna(row.expected_hq_cost) else "",
+            fmt_count(row.robots_excluded_host_count),
+            fmt_count(row.robots_reduced_host_count),
+            fmt_count(row.capped_host_count),
+            fmt_count(row.floor_reserved_page_count),
+        )
+        for row in costs.itertuples()
+    ]
+    notes = []
+    if not pd.isna(plan["page_cap"]):
+        notes.append(
+            f"The politeness cap: at most {fmt_count(plan['page_cap'])} pages a host, one fetch "
+            f"every {fmt_number(plan['page_cap_crawl_delay_seconds'], 1)} s over the crawl."
+        )
+    return SectionContent(
+        figures=[ReportFigure("plan_constraint_costs", figure_caption, figure)],
+        tables=[ReportTable("What the plan's constraints cost.", header, rows)],
+        notes=notes,
     )

@@ -47,10 +47,16 @@ def test_plan_output_format_comes_from_the_suffix():
 
 
 def test_plan_passes_only_the_vars_given():
-    assert dbt_vars(PlanRequest(500, Path("p.csv"))) == '{"plan_budget_pages": 500}'
-    assert dbt_vars(PlanRequest(500, Path("p.csv"), 2, 0.25)) == (
-        '{"plan_budget_pages": 500, "plan_sample_size": 2, "plan_exploration_share": 0.25}'
-    )
+    assert json.loads(dbt_vars(PlanRequest(500, Path("p.csv")))) == {
+        "plan_budget_pages": 500,
+        "plan_constraint_costs": False,
+    }
+    assert json.loads(dbt_vars(PlanRequest(500, Path("p.csv"), 2, 0.25))) == {
+        "plan_budget_pages": 500,
+        "plan_constraint_costs": False,
+        "plan_sample_size": 2,
+        "plan_exploration_share": 0.25,
+    }
 
 
 def test_plan_with_a_bad_suffix_fails_before_running_dbt(tmp_path: Path, capsys):
@@ -83,7 +89,7 @@ def test_a_failing_dbt_is_an_error_with_dbts_message(tmp_path: Path):
     assert "dbt run failed (exit 2)" in message
     assert "Compilation Error in model plan_host_fetch_budget" in message
     assert "--select int_plan_hosts+" in message
-    assert '--vars {"plan_budget_pages": 10}' in message
+    assert '--vars {"plan_budget_pages": 10, "plan_constraint_costs": false}' in message
     assert f"--target-path {scratch / 'target'} --log-path {scratch / 'logs'}" in message
     assert (scratch / "exports").is_dir(), "the external models' folder exists first"
     assert not (tmp_path / "home").exists(), "nothing is written in the shared home"

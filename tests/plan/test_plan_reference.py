@@ -59,12 +59,21 @@ import pytest
 from hostaware.paths import PROJECT
 from reference.compare import assert_rows_match
 from reference.config import VARS
-from reference.plan import Plan, plan_diversity, plan_host_fetch_budget
+from reference.plan import (
+    SCENARIOS,
+    Plan,
+    plan_constraint_costs,
+    plan_diversity,
+    plan_host_fetch_budget,
+)
 
 ATOL = 1e-9
 
 # The plan's models that read only the population (dbt selects each of a spaced list).
-PLAN_AND_READERS = "plan_host_fetch_budget plan_diversity plan_host_fetch_budget_csv"
+PLAN_AND_READERS = (
+    "int_plan_allocations plan_host_fetch_budget plan_diversity plan_host_fetch_budget_csv"
+    " plan_constraint_costs"
+)
 POPULATION_COLUMNS = [
     "surt_host_name",
     "quality_group",
@@ -74,18 +83,33 @@ POPULATION_COLUMNS = [
     "sampled_page_count",
     "sampled_hq_page_count",
     "sampled_hq_density",
+    "robots_request_count",
+    "robots_unreachable_count",
+    "robots_refused_count",
     "random_order",
 ]
-PLAN_STRINGS = ["phase", "quality_group", "language_stratum", "tld_macro_category"]
+PLAN_STRINGS = [
+    "phase",
+    "robots_constraint",
+    "quality_group",
+    "language_stratum",
+    "tld_macro_category",
+    "robots_status",
+    "is_politeness_capped",
+]
 PLAN_INTEGERS = [
     "known_url_count",
+    "robots_request_count",
+    "robots_failed_count",
+    "plannable_page_count",
     "sampled_page_count",
     "pages_sampled",
     "pages_deepened",
     "pages_explored",
+    "pages_reserved",
     "pages_to_fetch",
 ]
-PLAN_FLOATS = ["sampled_hq_density", "hq_density_estimate", "expected_hq"]
+PLAN_FLOATS = ["sampled_hq_density", "hq_density_estimate", "crawl_delay_seconds", "expected_hq"]
 DIVERSITY_INTEGERS = [
     "population_host_count",
     "known_url_count",
@@ -100,12 +124,35 @@ DIVERSITY_FLOATS = [
     "expected_hq",
     "expected_hq_share",
     "representation_ratio",
+    "floor_share",
+]
+# nullable: compared as objects
+DIVERSITY_NULLABLE = ["floor_page_count", "is_floor_met"]
+COSTS_INTEGERS = [
+    "budget_pages",
+    "plannable_page_count",
+    "plan_host_count",
+    "plan_page_count",
+    "robots_excluded_host_count",
+    "robots_reduced_host_count",
+    "robots_removed_page_count",
+    "capped_host_count",
+    "capped_page_count",
+    "floor_reserved_page_count",
+]
+COSTS_FLOATS = [
+    "page_cap_crawl_delay_seconds",
+    "expected_hq",
+    "expected_hq_share",
+    "expected_hq_cost",
 ]
 
 # ----------------------------------------------------------------------- comparison
 
 
 # ----------------------------------------------------------------------- the dbt runs
+
+NO_FLOORS = {"plan_language_floors": {}, "plan_tld_category_floors": {}}
 
 # The tiny warehouse's settings; "known" stands for its Σ known URLs (read before the runs).
 TINY_SETTINGS: dict[str, dict] = {
@@ -122,13 +169,28 @@ TINY_SETTINGS: dict[str, dict] = {
     "sample_size_1": {"plan_sample_size": 1},
     "sample_size_5": {"plan_sample_size": 5},
     "exploration_0": {"plan_exploration_share": 0},
-    "exploration_1": {"plan_exploration_share": 1},
+    # the whole budget to exploration leaves no room for floors (refused otherwise)
+    "exploration_1": {"plan_exploration_share": 1, **NO_FLOORS},
     "exploration_1_capped_k5": {
+        **NO_FLOORS,
         "plan_exploration_share": 1,
         "plan_budget_share": 0.3,
         "plan_sample_size": 5,
     },
     "samples_all_deferred": {"plan_max_sample_share": 0, "plan_budget_share": 0.3},
+    # the constraints: none, a tight cap (in pages, and from a delay), heavy floors
+    "no_constraints": SCENARIOS["unconstrained"],
+    "cap_20_pages": {"plan_max_pages_per_host": 20, "plan_budget_share": 0.3},
+    "cap_from_a_delay": {"plan_crawl_days": 1, "plan_min_crawl_delay_seconds": 3600},
+    "floors_heavy": {
+        "plan_language_floors": {"non_english": 0.3, "unknown": 0.2},
+        "plan_tld_category_floors": {"country_code": 0.3},
+        "plan_budget_share": 0.2,
+    },
+    "robots_exclude_refusals_allowed": {
+        "plan_robots_constraint": "exclude",
+        "plan_robots_refusal_fails": False,
+    },
 }
 
 
@@ -140,6 +202,27 @@ def _host(name: str, group: str, known: int, sampled: int = 0, hq: int = 0) -> d
         "sampled_page_count": sampled,
         "sampled_hq_page_count": hq,
     }
+
+
+# robots.txt requests (all, 5xx, 4xx other than 404/410) of some adversarial hosts: every
+# one failed, some failed, refusals only, a host without known URLs whose requests failed
+ROBOTS = {
+    "com,alpha": (3, 3, 0),
+    "org,delta": (4, 1, 1),
+    "io,papa": (2, 0, 2),
+    "kr,ares": (5, 2, 0),
+    "cn,victor": (1, 0, 0),
+    "gov,quebec": (3, 1, 0),
+    "com,boreas": (2, 2, 0),
+}
+
+
+def _with_robots(frame: pd.DataFrame) -> pd.DataFrame:
+    counts = [ROBOTS.get(name, (0, 0, 0)) for name in frame["surt_host_name"]]
+    frame["robots_request_count"] = [count[0] for count in counts]
+    frame["robots_unreachable_count"] = [count[1] for count in counts]
+    frame["robots_refused_count"] = [count[2] for count in counts]
+    return frame
 
 
 def _adversarial_hosts(order_step: int = 2**80) -> pd.DataFrame:
@@ -197,7 +280,7 @@ def _adversarial_hosts(order_step: int = 2**80) -> pd.DataFrame:
         ["non_english", "english"],
         "unknown",
     )
-    return frame
+    return _with_robots(frame)
 
 
 def _unknown_only_hosts() -> pd.DataFrame:
@@ -216,7 +299,7 @@ def _unknown_only_hosts() -> pd.DataFrame:
     frame["url_host_tld"] = "com"
     frame["tld_macro_category"] = "commercial"
     frame["language_stratum"] = "unknown"
-    return frame
+    return _with_robots(frame)
 
 
 ADVERSARIAL_SETTINGS: dict[str, tuple[str, dict]] = {
@@ -238,7 +321,12 @@ ADVERSARIAL_SETTINGS: dict[str, tuple[str, dict]] = {
     ),
     "adversarial_above_known": (
         "ties",
-        {"plan_budget_pages": 1000, "plan_exploration_share": 1, "plan_max_sample_share": 0.5},
+        {
+            **NO_FLOORS,
+            "plan_budget_pages": 1000,
+            "plan_exploration_share": 1,
+            "plan_max_sample_share": 0.5,
+        },
     ),
     # budgets that end inside a sample (step 1), a host below the prior (5), an exploration
     # host's rest (6)
@@ -262,6 +350,65 @@ ADVERSARIAL_SETTINGS: dict[str, tuple[str, dict]] = {
     "adversarial_unknown_only": (
         "unknown_only",
         {"plan_budget_pages": 7, "plan_exploration_share": 0.5, "plan_max_sample_share": 0.5},
+    ),
+    # the constraints on ties: none (budget ending inside step 5), a cap of 4 pages, floors
+    # that overlap (a host in two), one no host can meet, robots refusals read as allowed
+    "adversarial_unconstrained": (
+        "ties",
+        {
+            **SCENARIOS["unconstrained"],
+            "plan_budget_pages": 131,
+            "plan_exploration_share": 0.1,
+            "plan_max_sample_share": 0.5,
+        },
+    ),
+    "adversarial_cap_4": (
+        "ties",
+        {"plan_max_pages_per_host": 4, "plan_robots_constraint": "off", "plan_budget_pages": 60},
+    ),
+    "adversarial_floors_overlapping": (
+        "ties",
+        {
+            "plan_language_floors": {"english": 0.3, "non_english": 0.2},
+            "plan_tld_category_floors": {"other_generic": 0.35},
+            "plan_exploration_share": 0.1,
+            "plan_budget_pages": 80,
+        },
+    ),
+    "adversarial_floor_unmeetable": (
+        "ties",
+        {
+            "plan_language_floors": {},
+            "plan_tld_category_floors": {"country_code": 0.5},
+            "plan_budget_pages": 50,
+        },
+    ),
+    "adversarial_robots_exclude": (
+        "ties",
+        {
+            "plan_robots_constraint": "exclude",
+            "plan_robots_refusal_fails": False,
+            "plan_budget_pages": 100,
+        },
+    ),
+}
+# Settings the plan refuses to compile, and a fragment of the error each must give.
+REFUSED_SETTINGS: dict[str, tuple[dict, str]] = {
+    "refused_floors_over_budget": (
+        {"plan_language_floors": {"english": 0.6}, "plan_tld_category_floors": {"other": 0.5}},
+        "add up to 1.2",
+    ),
+    "refused_negative_floor": (
+        {"plan_language_floors": {"english": -0.1}},
+        "is a share of the budget in [0, 1]",
+    ),
+    "refused_robots_policy": (
+        {"plan_robots_constraint": "maybe"},
+        "plan_robots_constraint is off, exclude or reduce",
+    ),
+    "refused_cap_below_a_page": (
+        {"plan_max_pages_per_host": 0},
+        "the politeness cap must allow a page per host",
     ),
 }
 ADVERSARIAL_POPULATIONS = {
@@ -292,7 +439,8 @@ for run in runs if parsed.success else []:
         ["run", "--project-dir", spec["project"], "--select", run["select"],
          "--vars", json.dumps(run["vars"]), "--quiet"]
     )
-    nodes = [(node.node.name, str(node.status)) for node in (result.result or [])]
+    nodes = [(node.node.name, str(node.status), str(node.message))
+             for node in (result.result or [])]
     results[run["name"]] = {"success": result.success, "error": repr(result.exception),
                             "nodes": nodes}
 json.dump(results, open(spec["out"], "w"))
@@ -307,6 +455,7 @@ class PlanRun:
     parquet: pd.DataFrame  # exports/plan_host_fetch_budget.parquet
     csv: pd.DataFrame  # exports/plan_host_fetch_budget_csv.csv
     diversity: pd.DataFrame  # plan_diversity
+    costs: pd.DataFrame  # plan_constraint_costs
     reference: Plan
 
 
@@ -340,6 +489,9 @@ def _write_population(warehouse: Path, population: pd.DataFrame) -> None:
                 sampled_hq_page_count::bigint as sampled_hq_page_count,
                 case when sampled_page_count > 0
                     then sampled_hq_page_count / sampled_page_count end as sampled_hq_density,
+                robots_request_count::bigint as robots_request_count,
+                robots_unreachable_count::bigint as robots_unreachable_count,
+                robots_refused_count::bigint as robots_refused_count,
                 random_order::uhugeint as random_order
             from population
             """
@@ -353,18 +505,20 @@ def _read_run(name: str, overrides: dict, home: Path) -> PlanRun:
             "from int_plan_hosts"
         ).df()
         diversity = connection.sql("select * from plan_diversity").df()
+        costs = connection.sql("select * from plan_constraint_costs").df()
     exports = home / "exports"
     parquet = pd.read_parquet(exports / "plan_host_fetch_budget.parquet")
     csv = pd.read_csv(
         exports / "plan_host_fetch_budget_csv.csv", keep_default_na=False, na_values=[""]
     )
     reference = plan_host_fetch_budget(population, overrides)
-    return PlanRun(name, overrides, population, parquet, csv, diversity, reference)
+    return PlanRun(name, overrides, population, parquet, csv, diversity, costs, reference)
 
 
 @pytest.fixture(scope="module")
-def plan_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PlanRun]:
-    """Every setting planned by dbt (tiny ones only with HOSTAWARE_TEST_WAREHOUSE)."""
+def plan_driver(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict], dict]:
+    """Every setting run by dbt (tiny ones only with HOSTAWARE_TEST_WAREHOUSE): the runs and
+    what dbt said of each, the refused settings' failures included."""
     root = tmp_path_factory.mktemp("plan-reference")
     runs: list[dict] = []
     tiny = os.environ.get("HOSTAWARE_TEST_WAREHOUSE")
@@ -381,7 +535,9 @@ def plan_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PlanRun]:
                 {"name": name, "vars": _tiny_vars(overrides, int(known)), "home": str(home)}
                 | {"select": "int_plan_hosts+", "warehouse": str(home / "warehouse.duckdb")}
             )
-    for name, (population, overrides) in ADVERSARIAL_SETTINGS.items():
+    settings = {**ADVERSARIAL_SETTINGS}
+    settings |= {name: ("ties", overrides) for name, (overrides, _) in REFUSED_SETTINGS.items()}
+    for name, (population, overrides) in settings.items():
         home = root / name
         (home / "exports").mkdir(parents=True)
         _write_population(home / "warehouse.duckdb", ADVERSARIAL_POPULATIONS[population]())
@@ -414,11 +570,38 @@ def plan_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PlanRun]:
     results = json.loads((root / "results.json").read_text())
     assert results["parse"] == "ok", f"dbt parse failed: {results['parse']}\n{log}"
     failed = {name: result for name, result in results.items() if name != "parse"}
-    failed = {name: result for name, result in failed.items() if not result["success"]}
+    failed = {
+        name: result
+        for name, result in failed.items()
+        if not result["success"] and name not in REFUSED_SETTINGS
+    }
     dbt_log = root / "logs" / "dbt.log"
     tail = dbt_log.read_text()[-8000:] if dbt_log.exists() else log
     assert not failed, f"dbt runs failed: {failed}\n{tail}"
-    return {run["name"]: _read_run(run["name"], run["vars"], Path(run["home"])) for run in runs}
+    return runs, results
+
+
+@pytest.fixture(scope="module")
+def plan_runs(plan_driver: tuple[list[dict], dict]) -> dict[str, PlanRun]:
+    """Every setting the plan accepts, planned by dbt and by the reference."""
+    runs, _ = plan_driver
+    return {
+        run["name"]: _read_run(run["name"], run["vars"], Path(run["home"]))
+        for run in runs
+        if run["name"] not in REFUSED_SETTINGS
+    }
+
+
+@pytest.mark.warehouse
+@pytest.mark.parametrize("name", list(REFUSED_SETTINGS))
+def test_impossible_constraints_are_refused_with_a_clear_error(
+    plan_driver: tuple[list[dict], dict], name: str
+) -> None:
+    _, results = plan_driver
+    result = results[name]
+    assert not result["success"]
+    messages = " ".join(message for _, status, message in result["nodes"] if status == "error")
+    assert REFUSED_SETTINGS[name][1] in messages, result
 
 
 def _run(plan_runs: dict[str, PlanRun], name: str) -> PlanRun:
@@ -452,9 +635,10 @@ def test_plan_spends_exactly_its_budget_within_each_host(
     run = _run(plan_runs, name)
     plan = run.parquet
     budget = run.reference.walk.budget
-    assert plan["pages_to_fetch"].sum() == min(budget, run.population["known_url_count"].sum())
+    assert plan["pages_to_fetch"].sum() == min(budget, plan["plannable_page_count"].sum())
     assert (plan["pages_to_fetch"] >= 0).all()
-    assert (plan["pages_to_fetch"] <= plan["known_url_count"]).all()
+    assert (plan["pages_to_fetch"] <= plan["plannable_page_count"]).all()
+    assert (plan["plannable_page_count"] <= plan["known_url_count"]).all()
     assert sorted(plan["surt_host_name"]) == sorted(run.population["surt_host_name"])
 
 
@@ -484,12 +668,34 @@ def test_plan_diversity_matches_a_groupby_of_the_reference(
     assert_rows_match(
         f"{name} diversity",
         run.diversity,
-        plan_diversity(run.reference.plan),
+        plan_diversity(run.reference.plan, run.reference.walk.budget, run.vars),
         ["dimension", "dimension_value"],
-        [],
+        DIVERSITY_NULLABLE,
         DIVERSITY_INTEGERS,
         DIVERSITY_FLOATS,
     )
+
+
+@pytest.mark.warehouse
+@pytest.mark.parametrize("name", COMPARED_RUNS)
+def test_plan_constraint_costs_match_the_plan_without_each_constraint(
+    plan_runs: dict[str, PlanRun], name: str
+) -> None:
+    """Each scenario is the reference plan with its constraints switched off by their vars."""
+    run = _run(plan_runs, name)
+    costs = plan_constraint_costs(run.population, run.vars)
+    assert_rows_match(
+        f"{name} constraint costs",
+        run.costs,
+        costs,
+        ["scenario"],
+        ["page_cap"],
+        COSTS_INTEGERS,
+        COSTS_FLOATS,
+    )
+    plan = run.costs.set_index("scenario").loc["plan"]
+    assert plan["plan_page_count"] == run.parquet["pages_to_fetch"].sum()
+    assert plan["expected_hq"] == pytest.approx(run.parquet["expected_hq"].sum(), abs=ATOL)
 
 
 @pytest.mark.warehouse
@@ -516,3 +722,11 @@ def test_settings_reach_every_branch_of_the_plan(plan_runs: dict[str, PlanRun]) 
     assert set().union(*(walk.steps_taken for walk in walks)) == {1, 2, 3, 4, 5, 6}
     partial_steps = {walk.partial_step for walk in walks} - {None}
     assert partial_steps == {1, 2, 3, 4, 5, 6}
+    # the constraints: floors that reserve and one unmet, the cap, every robots status, and
+    # hosts the robots constraint removes or reduces
+    assert any(walk.reserved > 0 for walk in walks)
+    assert any((run.diversity["is_floor_met"] == False).any() for run in plan_runs.values())  # noqa: E712
+    plans = pd.concat([run.reference.plan for run in plan_runs.values()])
+    assert plans["is_politeness_capped"].any()
+    assert set(plans["robots_status"]) == {"not_requested", "ok", "partly_failed", "failed"}
+    assert set(plans["robots_constraint"].dropna()) == {"robots_failed", "robots_reduced"}

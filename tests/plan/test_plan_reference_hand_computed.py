@@ -1,13 +1,15 @@
 """The crawl plan's reference without dbt: the model's hand-computed unit tests, the water level.
 
-``reference.plan`` must give the rows the yml unit tests of plan_host_fetch_budget computed by
-hand, and its water level must split evenly below the saturated hosts.
+``reference.plan`` must give the rows the yml unit tests of int_plan_allocations (the plan's
+pages per host) computed by hand, and its water level must split evenly below the saturated
+hosts.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+import duckdb
 import pandas as pd
 import yaml
 
@@ -15,7 +17,7 @@ from hostaware.paths import PROJECT
 from reference.compare import assert_rows_match
 from reference.plan import plan_host_fetch_budget, water_level
 
-PLAN_YML = PROJECT / "models" / "marts" / "plan" / "plan_host_fetch_budget.yml"
+PLAN_YML = PROJECT / "models" / "intermediate" / "plan" / "int_plan_allocations.yml"
 
 
 def test_reference_reproduces_the_hand_computed_unit_tests() -> None:
@@ -23,9 +25,17 @@ def test_reference_reproduces_the_hand_computed_unit_tests() -> None:
     unit_tests = yaml.safe_load(PLAN_YML.read_text())["unit_tests"]
     assert unit_tests
     for unit_test in unit_tests:
-        # the population; the steps (ephemeral) are mocked beside it
-        (given,) = [g for g in unit_test["given"] if g["input"] == "ref('int_plan_hosts')"]
-        population = pd.DataFrame(given["rows"])
+        # the population: the hosts of the mocked int_plan_capacity step (a DuckDB query),
+        # read in DuckDB; the other steps are mocked beside it
+        (given,) = [g for g in unit_test["given"] if g["input"] == "ref('int_plan_capacity')"]
+        query = f"select * replace (random_order::varchar as random_order) from ({given['rows']})"
+        population = duckdb.sql(query).df()
+        population["sampled_hq_page_count"] = (
+            (population["sampled_hq_density"] * population["sampled_page_count"])
+            .round()
+            .fillna(0)
+            .astype(int)
+        )
         reference = plan_host_fetch_budget(population, unit_test["overrides"]["vars"]).plan
         expected = pd.DataFrame(unit_test["expect"]["rows"])
         columns = [column for column in expected.columns if column != "surt_host_name"]
@@ -34,9 +44,11 @@ def test_reference_reproduces_the_hand_computed_unit_tests() -> None:
             reference[["surt_host_name", *columns]],
             expected,
             ["surt_host_name"],
-            strings=[column for column in columns if column == "phase"],
+            strings=[],
             integers=[column for column in columns if column.startswith("pages_")],
-            floats=[column for column in columns if column == "expected_hq"],
+            floats=[
+                column for column in columns if column in ("expected_hq", "crawl_delay_seconds")
+            ],
         )
 
 

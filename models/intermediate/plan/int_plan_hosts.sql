@@ -73,6 +73,21 @@ plan_hosts as (
         coalesce(sampled_quality.doc_count, 0) as sampled_page_count,
         coalesce(sampled_quality.hq_doc_count, 0) as sampled_hq_page_count,
         sampled_quality.hq_doc_count / sampled_quality.doc_count as sampled_hq_density,
+        -- the plan crawl's robots.txt requests to the host: all of them, those answered
+        -- with a server error (unreachable, RFC 9309 2.3.1.4) and those refused with a
+        -- 4xx other than 404/410 (401, 403, 429: the host turns the crawler away)
+        coalesce(plan_crawl_hosts.robots_200_count, 0)
+        + coalesce(plan_crawl_hosts.robots_3xx_count, 0)
+        + coalesce(plan_crawl_hosts.robots_4xx_count, 0)
+        + coalesce(plan_crawl_hosts.robots_5xx_count, 0)
+        + coalesce(plan_crawl_hosts.robots_gone_count, 0)
+        + coalesce(plan_crawl_hosts.robots_not_modified_count, 0)
+        + coalesce(plan_crawl_hosts.robots_other_count, 0)
+        + coalesce(plan_crawl_hosts.robots_redirect_perm_count, 0)
+        + coalesce(plan_crawl_hosts.robots_redirect_temp_count, 0)
+            as robots_request_count,
+        coalesce(plan_crawl_hosts.robots_5xx_count, 0) as robots_unreachable_count,
+        coalesce(plan_crawl_hosts.robots_4xx_count, 0) as robots_refused_count,
         -- the plan's deterministic random order of hosts (DESIGN: md5 of key and seed)
         {{ md5_number("plan_crawl_hosts.surt_host_name || ':plan'") }} as random_order
 

@@ -4,6 +4,11 @@ host_fetch_budget as (
     select * from {{ ref('plan_host_fetch_budget') }}
 ),
 
+plan_floors as (
+    select * from {{ ref('int_plan_floors') }}
+    where scenario = 'plan'
+),
+
 -- Each host once per dimension it is counted in (hosts the host index knows URLs of).
 host_dimensions as (
     select
@@ -73,9 +78,19 @@ plan_diversity as (
         / (
             dimension_totals.population_host_count
             / sum(dimension_totals.population_host_count) over dimensions
-        ) as representation_ratio
+        ) as representation_ratio,
+        -- the group's floor (plan_language_floors, plan_tld_category_floors), if any
+        plan_floors.floor_share::double as floor_share,
+        plan_floors.floor_pages as floor_page_count,
+
+        ---------- booleans
+        dimension_totals.plan_page_count >= plan_floors.floor_pages as is_floor_met
 
     from dimension_totals
+    left join plan_floors
+        on
+            dimension_totals.dimension = plan_floors.dimension
+            and dimension_totals.dimension_value = plan_floors.dimension_value
     window dimensions as (partition by dimension_totals.dimension)
 )
 

@@ -44,7 +44,17 @@ committed_host_crawls as (
         -- from the counts, not fetch_200_lote_pct: that one is rounded,
         -- and some partitions lack it
         host_index.fetch_200_lote
-        / nullif(host_index.fetch_200, 0) as fetch_200_lote_share
+        / nullif(host_index.fetch_200, 0) as fetch_200_lote_share,
+        -- the crawl's robots.txt requests by outcome
+        host_index.robots_200 as robots_200_count,
+        host_index.robots_3xx as robots_3xx_count,
+        host_index.robots_4xx as robots_4xx_count,
+        host_index.robots_5xx as robots_5xx_count,
+        host_index.robots_gone as robots_gone_count,
+        host_index.robots_not_modified as robots_not_modified_count,
+        host_index.robots_other as robots_other_count,
+        host_index.robots_redir_perm as robots_redirect_perm_count,
+        host_index.robots_redir_temp as robots_redirect_temp_count
 
     from host_index
     inner join committed_parts

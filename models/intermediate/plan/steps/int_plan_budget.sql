@@ -1,8 +1,9 @@
--- The crawl plan's budget, one row: the total fetches (`plan_budget_pages`, or
--- `plan_budget_share` of the known URLs), the exploration share taken first (at most
--- what the exploration hosts hold), the most the sample of hosts of unknown quality may
--- use before deepening starts (`plan_max_sample_share`), and the expected HQ density of
--- a host not yet sampled.
+-- The crawl plan's budget, one row per way it is computed (int_plan_scenarios): the
+-- total fetches (`plan_budget_pages`, or `plan_budget_share` of the known URLs: the
+-- same in every scenario, so that they compare), the exploration share taken first (at
+-- most what the exploration hosts may be given), the most the sample of hosts of
+-- unknown quality may use before deepening starts (`plan_max_sample_share`), and the
+-- expected HQ density of a host not yet sampled.
 
 with
 
@@ -10,9 +11,16 @@ plan_hosts as (
     select * from {{ ref('int_plan_hosts') }}
 ),
 
+scenarios as (
+    select * from {{ ref('int_plan_scenarios') }}
+),
+
+host_capacity as (
+    select * from {{ ref('int_plan_capacity') }}
+),
+
 plan_budget as (
     select
-        1 as plan_id,
         {%- if var('plan_budget_pages') is not none %}
             {{ var('plan_budget_pages') | int }}::bigint as budget_pages,
         {%- else %}
@@ -38,7 +46,9 @@ plan_budget as (
 
 plan_shares as (
     select
-        plan_budget.*,
+        scenarios.*,
+        plan_budget.budget_pages,
+        plan_budget.prior_hq_density,
         floor(
             plan_budget.budget_pages * {{ var('plan_exploration_share') }}
         )::bigint as exploration_pages,
@@ -46,33 +56,33 @@ plan_shares as (
             plan_budget.budget_pages * {{ var('plan_max_sample_share') }}
         )::bigint as sample_pages_max
 
-    from plan_budget
+    from scenarios
+    cross join plan_budget
 ),
 
--- what the hosts whose quality the classifier cannot judge hold
+-- what the hosts whose quality the classifier cannot judge may be given
 exploration_capacity as (
     select
-        1 as plan_id,
-        coalesce(sum(plan_hosts.known_url_count), 0) as capacity_pages
+        host_capacity.scenario,
+        sum(host_capacity.plannable_page_count) as capacity_pages
 
-    from plan_hosts
-    where
-        plan_hosts.quality_group = 'unreliable_quality'
-        and plan_hosts.known_url_count > 0
+    from host_capacity
+    where host_capacity.quality_group = 'unreliable_quality'
+    group by all
 ),
 
--- the exploration share, or all the exploration hosts have when that is less
+-- the exploration share, or all the exploration hosts may have when that is less
 plan_budget_split as (
     select
         plan_shares.*,
         least(
             plan_shares.exploration_pages,
-            exploration_capacity.capacity_pages
+            coalesce(exploration_capacity.capacity_pages, 0)
         ) as exploration_budget_pages
 
     from plan_shares
-    inner join exploration_capacity
-        on plan_shares.plan_id = exploration_capacity.plan_id
+    left join exploration_capacity
+        on plan_shares.scenario = exploration_capacity.scenario
 )
 
 select * from plan_budget_split

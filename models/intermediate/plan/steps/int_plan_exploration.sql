@@ -2,12 +2,13 @@
 -- classifier cannot judge: every host the same number of pages (or all it has), the
 -- level set so that the pages add up to the exploration budget (water-filling with
 -- weight 1), then one page more for as many hosts (in random order) as the whole pages
--- leave over.
+-- leave over. Each way the plan is computed (int_plan_scenarios) on its own, over the
+-- pages its constraints leave each host (int_plan_capacity).
 
 with
 
-plan_hosts as (
-    select * from {{ ref('int_plan_hosts') }}
+host_capacity as (
+    select * from {{ ref('int_plan_capacity') }}
 ),
 
 plan_budget as (
@@ -16,22 +17,22 @@ plan_budget as (
 
 exploration_hosts as (
     select
-        1 as plan_id,
-        plan_hosts.surt_host_name,
-        plan_hosts.random_order,
-        plan_hosts.known_url_count as page_count,
+        host_capacity.scenario,
+        host_capacity.surt_host_name,
+        host_capacity.random_order,
+        host_capacity.plannable_page_count as page_count,
         1 as weight,
         0 as hq_page_count
 
-    from plan_hosts
+    from host_capacity
     where
-        plan_hosts.quality_group = 'unreliable_quality'
-        and plan_hosts.known_url_count > 0
+        host_capacity.quality_group = 'unreliable_quality'
+        and host_capacity.plannable_page_count > 0
 ),
 
 exploration_budget as (
     select
-        plan_budget.plan_id,
+        plan_budget.scenario,
         plan_budget.exploration_budget_pages as budget_pages
 
     from plan_budget
@@ -39,12 +40,12 @@ exploration_budget as (
 
 exploration_fill as (
     select *
-    from {{ water_filling('exploration_hosts', 'exploration_budget', ['plan_id']) }}
+    from {{ water_filling('exploration_hosts', 'exploration_budget', ['scenario']) }}
 ),
 
 exploration_level as (
     select
-        exploration_budget.plan_id,
+        exploration_budget.scenario,
         exploration_budget.budget_pages,
         -- whole pages per host: the level, less a rounding error of the division (no
         -- level when there is nothing to spend)
@@ -52,27 +53,30 @@ exploration_level as (
 
     from exploration_budget
     left join exploration_fill
-        on exploration_budget.plan_id = exploration_fill.plan_id
+        on exploration_budget.scenario = exploration_fill.scenario
 ),
 
 exploration_base as (
     select
+        exploration_hosts.scenario,
         exploration_hosts.surt_host_name,
         exploration_hosts.random_order,
         exploration_hosts.page_count,
         least(exploration_hosts.page_count, exploration_level.page_level) as base_pages,
         exploration_hosts.page_count > exploration_level.page_level as has_pages_left,
         exploration_level.budget_pages
-        - sum(least(exploration_hosts.page_count, exploration_level.page_level)) over ()
-            as pages_left_over
+        - sum(least(exploration_hosts.page_count, exploration_level.page_level)) over (
+            partition by exploration_hosts.scenario
+        ) as pages_left_over
 
     from exploration_hosts
     inner join exploration_level
-        on exploration_hosts.plan_id = exploration_level.plan_id
+        on exploration_hosts.scenario = exploration_level.scenario
 ),
 
 exploration_pages as (
     select
+        exploration_base.scenario,
         exploration_base.surt_host_name,
         exploration_base.random_order,
         exploration_base.page_count,
@@ -81,7 +85,8 @@ exploration_pages as (
             when
                 exploration_base.has_pages_left
                 and row_number() over (
-                    partition by exploration_base.has_pages_left
+                    partition by
+                        exploration_base.scenario, exploration_base.has_pages_left
                     order by exploration_base.random_order
                 ) <= exploration_base.pages_left_over
                 then 1

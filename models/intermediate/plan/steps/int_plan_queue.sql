@@ -1,149 +1,170 @@
-{%- set sample_size = var('plan_sample_size') | int %}
-
--- Every fetch of the crawl plan beyond the exploration share is one walk down a queue
--- of host segments, each taken whole while the budget lasts and the last one in part:
---   1 the k-page samples of hosts of unknown quality, in random order, up to
---     `plan_max_sample_share` of the budget;
---   2 whole hosts of known quality at least as dense in HQ (by their sampled pages) as
---     the hosts of known quality pooled, densest first;
---   3 the samples that did not fit in step 1;
---   4 the rest of the sampled hosts (expected as dense as the pool: which of them
---     deserve it is known only once their sample is scored);
---   5 the hosts of known quality below the pool's density, densest first;
---   6 the rest of the exploration hosts.
+-- Every fetch of the crawl plan beyond the exploration share, in each way the plan is
+-- computed (int_plan_scenarios): first each floor's reserve (int_plan_floors), taken
+-- down the queue (int_plan_queue_segments) among the floor group's own segments; then
+-- one walk down the whole queue with the budget left, over what the reserves left of
+-- each segment, each segment taken whole while the budget lasts and the last one in
+-- part.
 
 with
 
-plan_hosts as (
-    select * from {{ ref('int_plan_hosts') }}
+queue_segments as (
+    select * from {{ ref('int_plan_queue_segments') }}
+),
+
+host_capacity as (
+    select * from {{ ref('int_plan_capacity') }}
+),
+
+plan_floors as (
+    select * from {{ ref('int_plan_floors') }}
 ),
 
 plan_shares as (
     select * from {{ ref('int_plan_budget') }}
 ),
 
-exploration_pages as (
-    select * from {{ ref('int_plan_exploration') }}
+segments_grouped as (
+    select
+        queue_segments.*,
+        host_capacity.language_stratum,
+        host_capacity.tld_macro_category
+
+    from queue_segments
+    inner join host_capacity
+        on
+            queue_segments.scenario = host_capacity.scenario
+            and queue_segments.surt_host_name = host_capacity.surt_host_name
+    inner join plan_shares
+        on queue_segments.scenario = plan_shares.scenario
+    where plan_shares.applies_floors
 ),
 
-sample_segments as (
+-- each floor's segments in queue order, with the floor's pages before them
+floor_segments as (
     select
-        plan_hosts.surt_host_name,
-        plan_hosts.random_order,
-        least(plan_hosts.known_url_count, {{ sample_size }}) as segment_pages,
-        sum(least(plan_hosts.known_url_count, {{ sample_size }})) over (
-            order by plan_hosts.random_order
-            rows between unbounded preceding and current row
-        ) as pages_through
+        segments_grouped.scenario,
+        segments_grouped.surt_host_name,
+        segments_grouped.queue_step,
+        segments_grouped.segment_pages,
+        plan_floors.dimension,
+        plan_floors.dimension_value,
+        plan_floors.reserve_pages,
+        coalesce(
+            sum(segments_grouped.segment_pages) over (
+                partition by
+                    segments_grouped.scenario,
+                    plan_floors.dimension,
+                    plan_floors.dimension_value
+                order by segments_grouped.queue_step, segments_grouped.order_in_step
+                rows between unbounded preceding and 1 preceding
+            ),
+            0
+        ) as floor_pages_before
 
-    from plan_hosts
-    where
-        plan_hosts.quality_group = 'unknown_quality'
-        and plan_hosts.known_url_count > 0
+    from segments_grouped
+    inner join plan_floors
+        on
+            segments_grouped.scenario = plan_floors.scenario
+            and plan_floors.dimension_value = case plan_floors.dimension
+                when 'language_stratum' then segments_grouped.language_stratum
+                else segments_grouped.tld_macro_category
+            end
 ),
 
-queue_segments as (
+-- a segment in two floors' reserves (one per dimension) is reserved as the larger says
+segment_reserves as (
     select
-        case
-            when sample_segments.pages_through <= plan_shares.sample_pages_max then 1
-            else 3
-        end as queue_step,
-        sample_segments.surt_host_name,
-        sample_segments.random_order as order_in_step,
-        'sample' as segment_kind,
-        sample_segments.segment_pages
+        floor_segments.scenario,
+        floor_segments.surt_host_name,
+        floor_segments.queue_step,
+        max(
+            least(
+                floor_segments.segment_pages,
+                greatest(
+                    floor_segments.reserve_pages - floor_segments.floor_pages_before, 0
+                )
+            )
+        ) as reserved_pages
 
-    from sample_segments
-    cross join plan_shares
-    union all
+    from floor_segments
+    group by all
+),
+
+segments_reserved as (
     select
-        case
-            when plan_hosts.sampled_hq_density >= plan_shares.prior_hq_density then 2
-            else 5
-        end as queue_step,
-        plan_hosts.surt_host_name,
-        -- densest first; among equals the larger host (more pages at that density),
-        -- then the random order. As a 128-bit integer like the random orders of the
-        -- other steps: a union with a bigint would make them all doubles, and tie
-        -- random orders that differ below their 53 leading bits.
-        {{ md5_number_cast(
-            'row_number() over (order by plan_hosts.sampled_hq_density desc,'
-            ~ ' plan_hosts.known_url_count desc, plan_hosts.random_order asc)'
-        ) }} as order_in_step,
-        'deepen' as segment_kind,
-        plan_hosts.known_url_count as segment_pages
+        queue_segments.*,
+        coalesce(segment_reserves.reserved_pages, 0) as reserved_pages,
+        queue_segments.segment_pages
+        - coalesce(segment_reserves.reserved_pages, 0) as pages_left
 
-    from plan_hosts
-    cross join plan_shares
-    where
-        plan_hosts.quality_group = 'known_quality'
-        and plan_hosts.known_url_count > 0
-    union all
-    select
-        4 as queue_step,
-        plan_hosts.surt_host_name,
-        plan_hosts.random_order as order_in_step,
-        'deepen' as segment_kind,
-        plan_hosts.known_url_count - {{ sample_size }} as segment_pages
-
-    from plan_hosts
-    where
-        plan_hosts.quality_group = 'unknown_quality'
-        and plan_hosts.known_url_count > {{ sample_size }}
-    union all
-    select
-        6 as queue_step,
-        exploration_pages.surt_host_name,
-        exploration_pages.random_order as order_in_step,
-        'explore' as segment_kind,
-        exploration_pages.page_count - exploration_pages.pages_explored
-            as segment_pages
-
-    from exploration_pages
-    where exploration_pages.page_count > exploration_pages.pages_explored
+    from queue_segments
+    left join segment_reserves
+        on
+            queue_segments.scenario = segment_reserves.scenario
+            and queue_segments.surt_host_name = segment_reserves.surt_host_name
+            and queue_segments.queue_step = segment_reserves.queue_step
 ),
 
 queue_walked as (
     select
-        queue_segments.surt_host_name,
-        queue_segments.segment_kind,
-        queue_segments.queue_step,
-        queue_segments.segment_pages,
-        -- the budget the exploration share did not spend, less the segments before
+        segments_reserved.scenario,
+        segments_reserved.surt_host_name,
+        segments_reserved.segment_kind,
+        segments_reserved.queue_step,
+        segments_reserved.reserved_pages,
+        segments_reserved.pages_left,
+        -- the budget the exploration share and the reserves did not spend, less what
+        -- the walk took of the segments before
         plan_shares.budget_pages - plan_shares.exploration_budget_pages
+        - sum(segments_reserved.reserved_pages) over scenario_queue
         - coalesce(
-            sum(queue_segments.segment_pages) over (
-                order by queue_segments.queue_step, queue_segments.order_in_step
+            sum(segments_reserved.pages_left) over (
+                partition by segments_reserved.scenario
+                order by segments_reserved.queue_step, segments_reserved.order_in_step
                 rows between unbounded preceding and 1 preceding
             ),
             0
         ) as budget_left
 
-    from queue_segments
-    cross join plan_shares
+    from segments_reserved
+    inner join plan_shares
+        on segments_reserved.scenario = plan_shares.scenario
+    window scenario_queue as (partition by segments_reserved.scenario)
+),
+
+segments_taken as (
+    select
+        queue_walked.*,
+        queue_walked.reserved_pages
+        + least(queue_walked.pages_left, greatest(queue_walked.budget_left, 0))
+            as pages_taken
+
+    from queue_walked
 ),
 
 queue_pages as (
     select
-        queue_walked.surt_host_name,
-        sum(
-            least(queue_walked.segment_pages, greatest(queue_walked.budget_left, 0))
-        ) filter (where queue_walked.segment_kind = 'sample') as pages_sampled,
-        sum(
-            least(queue_walked.segment_pages, greatest(queue_walked.budget_left, 0))
-        ) filter (where queue_walked.segment_kind = 'deepen') as pages_deepened,
-        sum(
-            least(queue_walked.segment_pages, greatest(queue_walked.budget_left, 0))
-        ) filter (where queue_walked.segment_kind = 'explore') as pages_explored,
+        segments_taken.scenario,
+        segments_taken.surt_host_name,
+        sum(segments_taken.pages_taken) filter (
+            where segments_taken.segment_kind = 'sample'
+        ) as pages_sampled,
+        sum(segments_taken.pages_taken) filter (
+            where segments_taken.segment_kind = 'deepen'
+        ) as pages_deepened,
+        sum(segments_taken.pages_taken) filter (
+            where segments_taken.segment_kind = 'explore'
+        ) as pages_explored,
+        sum(segments_taken.reserved_pages) as pages_reserved,
         bool_or(
-            queue_walked.segment_kind = 'sample' and queue_walked.queue_step = 3
+            segments_taken.segment_kind = 'sample' and segments_taken.queue_step = 3
         ) as is_sample_deferred,
         bool_or(
-            queue_walked.budget_left > 0
-            and queue_walked.budget_left < queue_walked.segment_pages
+            segments_taken.budget_left > 0
+            and segments_taken.budget_left < segments_taken.pages_left
         ) as is_boundary_host
 
-    from queue_walked
+    from segments_taken
     group by all
 )
 

@@ -1,0 +1,114 @@
+-- One row per host of the plan's population per way the plan is computed
+-- (int_plan_scenarios): its pages from the exploration share (int_plan_exploration),
+-- from the floors' reserves and the walk down the queue (int_plan_queue), within the
+-- budget (int_plan_budget), and the HQ pages they are expected to hold.
+
+with
+
+host_capacity as (
+    select * from {{ ref('int_plan_capacity') }}
+),
+
+queue_pages as (
+    select * from {{ ref('int_plan_queue') }}
+),
+
+exploration_pages as (
+    select * from {{ ref('int_plan_exploration') }}
+),
+
+plan_budget as (
+    select * from {{ ref('int_plan_budget') }}
+),
+
+host_pages as (
+    select
+        host_capacity.*,
+        coalesce(queue_pages.pages_sampled, 0)::bigint as pages_sampled,
+        coalesce(queue_pages.pages_deepened, 0)::bigint as pages_deepened,
+        (
+            coalesce(exploration_pages.pages_explored, 0)
+            + coalesce(queue_pages.pages_explored, 0)
+        )::bigint as pages_explored,
+        coalesce(queue_pages.pages_reserved, 0)::bigint as pages_reserved,
+        coalesce(queue_pages.is_sample_deferred, false) as is_sample_deferred,
+        coalesce(queue_pages.is_boundary_host, false) as is_boundary_host,
+        -- a host's pages are as dense in HQ as its sampled pages when it has k of them
+        -- (or is judged anyway, in the exploration share); a host still to be sampled
+        -- as the hosts of known quality, pooled
+        case
+            when host_capacity.quality_group = 'known_quality'
+                then host_capacity.sampled_hq_density
+            when host_capacity.quality_group = 'unreliable_quality'
+                then
+                    coalesce(
+                        host_capacity.sampled_hq_density, plan_budget.prior_hq_density
+                    )
+            else plan_budget.prior_hq_density
+        end as hq_density_estimate,
+        plan_budget.crawl_seconds
+
+    from host_capacity
+    inner join plan_budget
+        on host_capacity.scenario = plan_budget.scenario
+    left join queue_pages
+        on
+            host_capacity.scenario = queue_pages.scenario
+            and host_capacity.surt_host_name = queue_pages.surt_host_name
+    left join exploration_pages
+        on
+            host_capacity.scenario = exploration_pages.scenario
+            and host_capacity.surt_host_name = exploration_pages.surt_host_name
+),
+
+host_allocations as (
+    select
+        ---------- ids
+        host_pages.scenario,
+        host_pages.surt_host_name,
+
+        ---------- strings
+        host_pages.quality_group,
+        host_pages.url_host_registered_domain,
+        host_pages.language_stratum,
+        host_pages.tld_macro_category,
+        host_pages.robots_status,
+
+        ---------- numerics
+        host_pages.known_url_count,
+        host_pages.robots_request_count,
+        host_pages.robots_failed_count,
+        host_pages.robots_allowed_page_count,
+        host_pages.page_cap,
+        host_pages.plannable_page_count,
+        host_pages.sampled_page_count,
+        host_pages.sampled_hq_density,
+        host_pages.hq_density_estimate,
+        host_pages.pages_sampled,
+        host_pages.pages_deepened,
+        host_pages.pages_explored,
+        host_pages.pages_reserved,
+        host_pages.pages_sampled + host_pages.pages_deepened
+        + host_pages.pages_explored as pages_to_fetch,
+        -- the seconds between two fetches that spread the host's pages over the crawl
+        host_pages.crawl_seconds
+        / nullif(
+            host_pages.pages_sampled + host_pages.pages_deepened
+            + host_pages.pages_explored,
+            0
+        ) as crawl_delay_seconds,
+        (
+            host_pages.pages_sampled
+            + host_pages.pages_deepened
+            + host_pages.pages_explored
+        )
+        * host_pages.hq_density_estimate as expected_hq,
+
+        ---------- booleans
+        host_pages.is_sample_deferred,
+        host_pages.is_boundary_host
+
+    from host_pages
+)
+
+select * from host_allocations

@@ -1,0 +1,61 @@
+{#- The plan's constraints, read from the vars and checked once, here. -#}
+{%- set robots_policy = var('plan_robots_constraint') %}
+{%- if robots_policy not in ['off', 'exclude', 'reduce'] %}
+    {{ exceptions.raise_compiler_error(
+        "plan_robots_constraint is off, exclude or reduce, not '" ~ robots_policy ~ "'"
+    ) }}
+{%- endif %}
+{%- set crawl_seconds = (var('plan_crawl_days') | float) * 86400 %}
+{%- set min_delay = var('plan_min_crawl_delay_seconds') | float %}
+{%- if crawl_seconds <= 0 or min_delay < 0 %}
+    {{ exceptions.raise_compiler_error(
+        "plan_crawl_days must be above 0 and plan_min_crawl_delay_seconds at least 0"
+    ) }}
+{%- endif %}
+{%- if var('plan_max_pages_per_host') is not none %}
+    {%- set page_cap = var('plan_max_pages_per_host') | int %}
+{%- elif min_delay > 0 %}
+    {%- set page_cap = (crawl_seconds / min_delay) | round(0, 'floor') | int %}
+{%- else %}
+    {%- set page_cap = none %}
+{%- endif %}
+{%- if page_cap is not none and page_cap < 1 %}
+    {{ exceptions.raise_compiler_error("the politeness cap must allow a page per host") }}
+{%- endif %}
+{%- set floors = plan_floor_groups() %}
+{%- set has_robots = robots_policy != 'off' %}
+{%- set has_cap = page_cap is not none %}
+{%- set has_floors = floors | length > 0 %}
+{#- The plan, with every constraint the vars set; then, for plan_constraint_costs, the
+    plan without any and with each alone. -#}
+{%- set scenarios = [('plan', has_robots, has_cap, has_floors)] %}
+{%- if var('plan_constraint_costs') %}
+    {%- do scenarios.extend([
+        ('unconstrained', false, false, false),
+        ('robots_only', has_robots, false, false),
+        ('politeness_cap_only', false, has_cap, false),
+        ('floors_only', false, false, has_floors),
+    ]) %}
+{%- endif %}
+
+-- One row per way the crawl plan is computed: `plan` (every constraint the vars
+-- set) and, with `plan_constraint_costs`, the plan without any constraint and with
+-- each alone, so that what each costs in expected HQ is measured rather than guessed.
+
+with
+
+scenarios as (
+    {%- for name, robots, cap, with_floors in scenarios %}
+        select
+            '{{ name }}' as scenario,
+            '{{ robots_policy if robots else "off" }}' as robots_policy,
+            {{ page_cap if cap else 'null' }}::bigint as page_cap,
+            {{ crawl_seconds }}::double as crawl_seconds,
+            {{ 'true' if with_floors else 'false' }} as applies_floors
+        {%- if not loop.last %}
+            union all
+        {%- endif %}
+    {%- endfor %}
+)
+
+select * from scenarios
