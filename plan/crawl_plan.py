@@ -108,11 +108,12 @@ def dbt_vars(request: PlanRequest) -> str:
     """The ``--vars`` argument: the vars given (JSON, which dbt reads as YAML).
 
     The what-if writes the plan alone, so it plans once: without the constraints' costs
-    (``plan_constraint_costs``), which would plan four times more.
+    (``plan_constraint_costs``) or the previous crawl's plan (``plan_changes``).
     """
     values: dict[str, int | float | bool] = {
         "plan_budget_pages": request.budget,
         "plan_constraint_costs": False,
+        "plan_changes": False,
     }
     if request.sample_size is not None:
         values["plan_sample_size"] = request.sample_size

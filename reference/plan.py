@@ -29,7 +29,9 @@ docs/warehouse.md), over the rows of int_plan_hosts:
   takes, with B − E − Σ reserved, what the reserves left of each segment.
 * Phase, hq_density_estimate and expected_hq as the column docs say; plan_diversity groups the
   plan's hosts with known URLs by language stratum and by TLD category. plan_constraint_costs
-  is the plan again with each constraint switched off by its vars (``SCENARIOS``).
+  is the plan again with each constraint switched off by its vars (``SCENARIOS``);
+  plan_changes compares the plan with the previous crawl's, planned from that crawl's rows of
+  int_plan_hosts by the same function.
 
 Random orders are integers beyond 64 bits: they are ordered as Python integers, exactly.
 """
@@ -50,6 +52,7 @@ __all__ = [
     "SCENARIOS",
     "Plan",
     "Walk",
+    "plan_changes",
     "plan_constraint_costs",
     "plan_diversity",
     "plan_host_fetch_budget",
@@ -404,3 +407,80 @@ def plan_diversity(plan: pd.DataFrame, budget: int, overrides: dict | None = Non
         )
         frames.append(grouped.reset_index(names="dimension_value").assign(dimension=dimension))
     return pd.concat(frames, ignore_index=True)
+
+
+def plan_changes(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """plan_changes: two plans (plan_host_fetch_budget's columns) host by host, and why.
+
+    ``before`` is the previous crawl's plan, ``after`` plan_crawl's; a host either lacks is
+    absent from its index (no phase, 0 pages). The reason is the first rule that holds, in the
+    order of the model's column doc.
+    """
+    columns = [
+        "surt_host_name",
+        "phase",
+        "quality_group",
+        "known_url_count",
+        "plannable_page_count",
+        "robots_status",
+        "robots_allowed_page_count",
+        "pages_to_fetch",
+        "expected_hq",
+    ]
+    hosts = before[columns].merge(
+        after[columns], on="surt_host_name", how="outer", suffixes=("_before", "_after")
+    )
+    rows = []
+    for host in hosts.to_dict("records"):
+
+        def value(name: str, side: str, default: object = 0, host: dict = host) -> object:
+            got = host[f"{name}_{side}"]
+            return default if got is None or (isinstance(got, float) and math.isnan(got)) else got
+
+        blocked = {
+            side: value("robots_status", side, None) == "failed"
+            and value("robots_allowed_page_count", side) == 0
+            for side in ("before", "after")
+        }
+        known = {side: value("known_url_count", side) for side in ("before", "after")}
+        pages = {side: int(value("pages_to_fetch", side)) for side in ("before", "after")}
+        measured = value("quality_group", "after", None) == "known_quality" and (
+            value("quality_group", "before", None) != "known_quality"
+        )
+        phase_before, phase_after = value("phase", "before", None), value("phase", "after", None)
+        if pages["before"] == pages["after"]:
+            reason = "unchanged"
+        elif blocked["after"] and not blocked["before"]:
+            reason = "blocked"
+        elif blocked["before"] and not blocked["after"]:
+            reason = "unblocked"
+        elif known["before"] == 0 and known["after"] > 0:
+            reason = "newly_known"
+        elif known["before"] > 0 and known["after"] == 0:
+            reason = "no_longer_known"
+        elif measured and phase_after == "deepen":
+            reason = "deepened"
+        elif measured:
+            reason = "sampled_not_deepened"
+        elif phase_after == "sample" and phase_before != "sample":
+            reason = "sampled"
+        elif value("plannable_page_count", "before") != value("plannable_page_count", "after"):
+            reason = "known_urls_changed"
+        else:
+            reason = "reallocated"
+        rows.append(
+            {
+                "surt_host_name": host["surt_host_name"],
+                "change_reason": reason,
+                "phase_before": phase_before,
+                "phase_after": phase_after,
+                "known_url_count_before": int(known["before"]),
+                "known_url_count_after": int(known["after"]),
+                "pages_before": pages["before"],
+                "pages_after": pages["after"],
+                "page_change": pages["after"] - pages["before"],
+                "expected_hq_before": float(value("expected_hq", "before")),
+                "expected_hq_after": float(value("expected_hq", "after")),
+            }
+        )
+    return pd.DataFrame(rows)

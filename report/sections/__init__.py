@@ -122,6 +122,13 @@ SECTIONS: tuple[Section, ...] = (
         ("plan_constraint_costs",),
         plan.constraints_section,
     ),
+    Section(
+        "plan-changes",
+        "The crawl plan: what moved since the previous crawl's",
+        (plan.CHANGES,),
+        ("plan_changes",),
+        plan.changes_section,
+    ),
 )
 
 FIGURES: tuple[str, ...] = tuple(name for section in SECTIONS for name in section.figures)

@@ -13,6 +13,36 @@ from report.marts import Marts
 FETCH_BUDGET = "plan_host_fetch_budget"
 DIVERSITY = "plan_diversity"
 CONSTRAINT_COSTS = "plan_constraint_costs"
+CHANGES = "plan_changes"
+
+# plan_changes' reasons, in the order the model tries them, with their labels
+CHANGE_REASONS = {
+    "unchanged": "unchanged",
+    "blocked": "robots.txt now fails",
+    "unblocked": "robots.txt no longer fails",
+    "newly_known": "newly known",
+    "no_longer_known": "no longer known",
+    "deepened": "sampled, now deepened",
+    "sampled_not_deepened": "sampled, below the hosts taken",
+    "sampled": "sampled now",
+    "known_urls_changed": "known URLs changed",
+    "reallocated": "budget moved around it",
+}
+# Aggregated in SQL: a row per host of either crawl's host index.
+CHANGE_TOTALS_SQL = """
+    select
+        change_reason,
+        any_value(crawl_before) filter (where crawl_before is not null) as crawl_before,
+        any_value(crawl_after) filter (where crawl_after is not null) as crawl_after,
+        count(*) as host_count,
+        count(*) filter (where page_change > 0) as gained_host_count,
+        count(*) filter (where page_change < 0) as lost_host_count,
+        sum(pages_before)::double as pages_before,
+        sum(pages_after)::double as pages_after,
+        sum(expected_hq_after) - sum(expected_hq_before) as expected_hq_change
+    from {mart}
+    group by change_reason
+"""
 
 # plan_constraint_costs' rows, in the order shown, with their labels
 SCENARIOS = {
@@ -225,14 +255,56 @@ def constraints_section(marts: Marts) -> SectionContent:
         )
         for row in costs.itertuples()
     ]
-    notes = []
+    table_caption = "What the plan's constraints cost."
     if not pd.isna(plan["page_cap"]):
-        notes.append(
-            f"The politeness cap: at most {fmt_count(plan['page_cap'])} pages a host, one fetch "
+        table_caption += (
+            f" The politeness cap: at most {fmt_count(plan['page_cap'])} pages a host, one fetch "
             f"every {fmt_number(plan['page_cap_crawl_delay_seconds'], 1)} s over the crawl."
         )
     return SectionContent(
         figures=[ReportFigure("plan_constraint_costs", figure_caption, figure)],
-        tables=[ReportTable("What the plan's constraints cost.", header, rows)],
-        notes=notes,
+        tables=[ReportTable(table_caption, header, rows)],
+    )
+
+
+def changes_section(marts: Marts) -> SectionContent:
+    """The plan against the previous crawl's: hosts and pages by why they moved."""
+    totals = marts.frame(CHANGES, CHANGE_TOTALS_SQL)
+    order = {reason: index for index, reason in enumerate(CHANGE_REASONS)}
+    totals = totals.assign(order=totals["change_reason"].map(order)).sort_values("order")
+    labels = [CHANGE_REASONS.get(reason, reason) for reason in totals["change_reason"]]
+    moved = totals["pages_after"] - totals["pages_before"]
+    figure = charts.new_figure(8, 3.2)
+    axis = figure.subplots()
+    axis.barh(labels, moved, color=["#31a354" if value >= 0 else "#de2d26" for value in moved])
+    axis.axvline(0, color="#333333", lw=0.8)
+    axis.invert_yaxis()
+    axis.set_xlabel("pages gained (+) or lost (−) against the previous crawl's plan")
+    axis.grid(axis="y", visible=False)
+    before = totals["crawl_before"].dropna()
+    after = totals["crawl_after"].dropna()
+    crawls = f"{before.iloc[0] if len(before) else '?'} → {after.iloc[0] if len(after) else '?'}"
+    figure_caption = caption(
+        f"The crawl plan against the previous crawl's ({crawls}), planned as it would have "
+        "been then, by why each host's pages moved (the paper gives no plan)",
+        f"{fmt_count(totals['host_count'].sum())} hosts, "
+        f"{fmt_count(moved.abs().sum() / 2)} pages moved",
+    )
+    header = ("why", "hosts", "more pages", "fewer pages", "pages before", "pages after")
+    header += ("expected HQ change",)
+    rows = [
+        (
+            label,
+            fmt_count(row.host_count),
+            fmt_count(row.gained_host_count),
+            fmt_count(row.lost_host_count),
+            fmt_count(row.pages_before),
+            fmt_count(row.pages_after),
+            fmt_number(row.expected_hq_change, 1),
+        )
+        for label, row in zip(labels, totals.itertuples(), strict=True)
+    ]
+    return SectionContent(
+        figures=[ReportFigure("plan_changes", figure_caption, figure)],
+        tables=[ReportTable("The plan against the previous crawl's.", header, rows)],
     )

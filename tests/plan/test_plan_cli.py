@@ -50,10 +50,12 @@ def test_plan_passes_only_the_vars_given():
     assert json.loads(dbt_vars(PlanRequest(500, Path("p.csv")))) == {
         "plan_budget_pages": 500,
         "plan_constraint_costs": False,
+        "plan_changes": False,
     }
     assert json.loads(dbt_vars(PlanRequest(500, Path("p.csv"), 2, 0.25))) == {
         "plan_budget_pages": 500,
         "plan_constraint_costs": False,
+        "plan_changes": False,
         "plan_sample_size": 2,
         "plan_exploration_share": 0.25,
     }
@@ -89,7 +91,7 @@ def test_a_failing_dbt_is_an_error_with_dbts_message(tmp_path: Path):
     assert "dbt run failed (exit 2)" in message
     assert "Compilation Error in model plan_host_fetch_budget" in message
     assert "--select int_plan_hosts+" in message
-    assert '--vars {"plan_budget_pages": 10, "plan_constraint_costs": false}' in message
+    assert '"plan_constraint_costs": false, "plan_changes": false}' in message
     assert f"--target-path {scratch / 'target'} --log-path {scratch / 'logs'}" in message
     assert (scratch / "exports").is_dir(), "the external models' folder exists first"
     assert not (tmp_path / "home").exists(), "nothing is written in the shared home"

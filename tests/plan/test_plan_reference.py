@@ -62,6 +62,7 @@ from reference.config import VARS
 from reference.plan import (
     SCENARIOS,
     Plan,
+    plan_changes,
     plan_constraint_costs,
     plan_diversity,
     plan_host_fetch_budget,
@@ -72,7 +73,7 @@ ATOL = 1e-9
 # The plan's models that read only the population (dbt selects each of a spaced list).
 PLAN_AND_READERS = (
     "int_plan_allocations plan_host_fetch_budget plan_diversity plan_host_fetch_budget_csv"
-    " plan_constraint_costs"
+    " plan_constraint_costs plan_changes"
 )
 POPULATION_COLUMNS = [
     "surt_host_name",
@@ -456,7 +457,9 @@ class PlanRun:
     csv: pd.DataFrame  # exports/plan_host_fetch_budget_csv.csv
     diversity: pd.DataFrame  # plan_diversity
     costs: pd.DataFrame  # plan_constraint_costs
+    changes: pd.DataFrame  # plan_changes
     reference: Plan
+    previous: pd.DataFrame  # the reference plan of the previous crawl's population
 
 
 def _tiny_vars(overrides: dict, known: int) -> dict:
@@ -470,14 +473,45 @@ def _tiny_vars(overrides: dict, known: int) -> dict:
     return resolved
 
 
+def _previous_crawl(current: pd.DataFrame) -> pd.DataFrame:
+    """The previous crawl's population of ``current``: its plan knew no host's quality (the
+    sample came after), two hosts were not in its index, one knew no URL, the robots.txt
+    answers and some known URL counts differ."""
+    previous = current[~current["surt_host_name"].isin(["io,oscar", "com,kilo"])].copy()
+    previous["quality_group"] = np.where(
+        previous["known_url_count"] > 0, "unknown_quality", "no_known_urls"
+    )
+    previous[["sampled_page_count", "sampled_hq_page_count"]] = 0
+    previous["language_stratum"] = "unknown"
+    previous.loc[previous["surt_host_name"] == "com,chaos", "known_url_count"] = 6
+    previous.loc[previous["surt_host_name"] == "com,chaos", "quality_group"] = "unknown_quality"
+    previous.loc[previous["surt_host_name"] == "de,golf", "known_url_count"] = 0
+    previous.loc[previous["surt_host_name"] == "de,golf", "quality_group"] = "no_known_urls"
+    previous.loc[previous["surt_host_name"] == "com,charlie", "known_url_count"] = 40
+    robots = ["robots_request_count", "robots_unreachable_count", "robots_refused_count"]
+    previous.loc[previous["surt_host_name"] == "com,alpha", robots] = 0  # blocked only now
+    previous.loc[previous["surt_host_name"] == "net,mike", robots] = (2, 2, 0)  # unblocked now
+    return previous
+
+
 def _write_population(warehouse: Path, population: pd.DataFrame) -> None:
-    """int_plan_hosts with its contract's types, alone in a new warehouse."""
+    """int_plan_hosts with its contract's types, alone in a new warehouse: the population as
+    plan_crawl's (`current`) and a previous crawl's made from it (`previous`)."""
+    both = pd.concat(
+        [
+            population.assign(plan_role="current", crawl="CC-MAIN-2024-10"),
+            _previous_crawl(population).assign(plan_role="previous", crawl="CC-MAIN-2023-50"),
+        ],
+        ignore_index=True,
+    )
     with duckdb.connect(str(warehouse)) as connection:
-        connection.register("population", population)
+        connection.register("population", both)
         connection.execute(
             """
             create table int_plan_hosts as
             select
+                plan_role::varchar as plan_role,
+                crawl::varchar as crawl,
                 surt_host_name::varchar as surt_host_name,
                 null::varchar as url_host_registered_domain,
                 url_host_tld::varchar as url_host_tld,
@@ -500,19 +534,28 @@ def _write_population(warehouse: Path, population: pd.DataFrame) -> None:
 
 def _read_run(name: str, overrides: dict, home: Path) -> PlanRun:
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as connection:
-        population = connection.sql(
-            f"select {', '.join(POPULATION_COLUMNS[:-1])}, random_order::varchar as random_order "
-            "from int_plan_hosts"
-        ).df()
+        populations = {
+            role: connection.sql(
+                f"select {', '.join(POPULATION_COLUMNS[:-1])}, "
+                "random_order::varchar as random_order "
+                f"from int_plan_hosts where plan_role = '{role}'"
+            ).df()
+            for role in ("current", "previous")
+        }
         diversity = connection.sql("select * from plan_diversity").df()
         costs = connection.sql("select * from plan_constraint_costs").df()
+        changes = connection.sql("select * from plan_changes").df()
+    population = populations["current"]
+    previous = plan_host_fetch_budget(populations["previous"], overrides).plan
     exports = home / "exports"
     parquet = pd.read_parquet(exports / "plan_host_fetch_budget.parquet")
     csv = pd.read_csv(
         exports / "plan_host_fetch_budget_csv.csv", keep_default_na=False, na_values=[""]
     )
     reference = plan_host_fetch_budget(population, overrides)
-    return PlanRun(name, overrides, population, parquet, csv, diversity, costs, reference)
+    return PlanRun(
+        name, overrides, population, parquet, csv, diversity, costs, changes, reference, previous
+    )
 
 
 @pytest.fixture(scope="module")
@@ -730,3 +773,44 @@ def test_settings_reach_every_branch_of_the_plan(plan_runs: dict[str, PlanRun]) 
     assert plans["is_politeness_capped"].any()
     assert set(plans["robots_status"]) == {"not_requested", "ok", "partly_failed", "failed"}
     assert set(plans["robots_constraint"].dropna()) == {"robots_failed", "robots_reduced"}
+
+
+@pytest.mark.warehouse
+@pytest.mark.parametrize("name", COMPARED_RUNS)
+def test_plan_changes_match_the_two_reference_plans(
+    plan_runs: dict[str, PlanRun], name: str
+) -> None:
+    """plan_changes: the plan against the previous crawl's, each planned by the reference."""
+    run = _run(plan_runs, name)
+    assert_rows_match(
+        f"{name} changes",
+        run.changes,
+        plan_changes(run.previous, run.reference.plan),
+        ["surt_host_name"],
+        ["change_reason", "phase_before", "phase_after"],
+        [
+            "known_url_count_before",
+            "known_url_count_after",
+            "pages_before",
+            "pages_after",
+            "page_change",
+        ],
+        ["expected_hq_before", "expected_hq_after"],
+    )
+
+
+@pytest.mark.warehouse
+def test_plan_changes_reach_every_reason(plan_runs: dict[str, PlanRun]) -> None:
+    reasons = set().union(*(set(run.changes["change_reason"]) for run in plan_runs.values()))
+    assert reasons == {
+        "unchanged",
+        "blocked",
+        "unblocked",
+        "newly_known",
+        "no_longer_known",
+        "deepened",
+        "sampled_not_deepened",
+        "sampled",
+        "known_urls_changed",
+        "reallocated",
+    }

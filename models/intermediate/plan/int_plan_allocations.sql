@@ -68,6 +68,7 @@ host_allocations as (
         host_pages.surt_host_name,
 
         ---------- strings
+        host_pages.crawl,
         host_pages.quality_group,
         host_pages.url_host_registered_domain,
         host_pages.language_stratum,

@@ -1,4 +1,5 @@
 {%- set sample_size = var('plan_sample_size') | int %}
+{%- set previous_crawl = var('plan_previous_crawl') %}
 
 with
 
@@ -22,9 +23,40 @@ suffix_categories as (
     select * from {{ ref('int_registry_suffix_categories') }}
 ),
 
+-- The crawls planned: `plan_crawl` (`current`) and, for plan_changes, the one whose
+-- plan it is compared with (`previous`: `plan_previous_crawl`, else the host index's
+-- latest crawl before plan_crawl; none when there is none)
+plan_crawls as (
+    select
+        'current' as plan_role,
+        '{{ var("plan_crawl") }}' as crawl
+    {%- if var('plan_changes') %}
+        union all
+        {%- if previous_crawl is not none %}
+            select
+                'previous' as plan_role,
+                '{{ previous_crawl }}' as crawl
+        {%- else %}
+            select
+                'previous' as plan_role,
+                max(host_crawls.crawl) as crawl
+            from host_crawls
+            where host_crawls.crawl < '{{ var("plan_crawl") }}'
+        {%- endif %}
+    {%- endif %}
+),
+
 plan_crawl_hosts as (
-    select * from host_crawls
-    where crawl = '{{ var("plan_crawl") }}'
+    select
+        plan_crawls.plan_role,
+        host_crawls.*,
+        -- a plan knows what the classified sample says of a host only when the sample
+        -- was taken before or in its crawl (crawl ids sort by date)
+        '{{ var("sample_crawl") }}' <= plan_crawls.crawl as knows_sample
+
+    from host_crawls
+    inner join plan_crawls
+        on host_crawls.crawl = plan_crawls.crawl
 ),
 
 -- What the classified sample says of each host, by the plan's classifier.
@@ -40,13 +72,15 @@ sampled_quality as (
         on host_classifier_stats.classifier = plan_classifier.classifier
 ),
 
--- One row per host of the plan crawl's host index. A host's quality is known when the
--- sample holds at least k of its pages; an English-trained classifier's judgement of a
--- host whose pages are mostly in other languages is not trusted (the paper's caveat):
--- such hosts go to the exploration share instead.
+-- One row per host of each planned crawl's host index. A host's quality is known when
+-- the sample holds at least k of its pages; an English-trained classifier's judgement
+-- of a host whose pages are mostly in other languages is not trusted (the paper's
+-- caveat): such hosts go to the exploration share instead.
 plan_hosts as (
     select
         ---------- ids
+        plan_crawl_hosts.plan_role,
+        plan_crawl_hosts.crawl,
         plan_crawl_hosts.surt_host_name,
 
         ---------- strings
@@ -97,9 +131,13 @@ plan_hosts as (
             plan_crawl_hosts.url_host_registry_suffix
             is not distinct from suffix_categories.url_host_registry_suffix
     left join hosts_profiled
-        on plan_crawl_hosts.surt_host_name = hosts_profiled.surt_host_name
+        on
+            plan_crawl_hosts.surt_host_name = hosts_profiled.surt_host_name
+            and plan_crawl_hosts.knows_sample
     left join sampled_quality
-        on plan_crawl_hosts.surt_host_name = sampled_quality.surt_host_name
+        on
+            plan_crawl_hosts.surt_host_name = sampled_quality.surt_host_name
+            and plan_crawl_hosts.knows_sample
 )
 
 select * from plan_hosts

@@ -17,6 +17,7 @@ page_annotations as (
 
 plan_hosts as (
     select * from {{ ref('int_plan_hosts') }}
+    where plan_role = 'current'
 ),
 
 known_urls as (

@@ -88,6 +88,8 @@ scenario_costs as (
     from scenario_totals
     inner join plan_budget
         on scenario_totals.scenario = plan_budget.scenario
+    -- plan_crawl's plans (the previous crawl's is plan_changes')
+    where plan_budget.plan_role = 'current'
 )
 
 select * from scenario_costs

@@ -17,12 +17,7 @@ host_fetch_budget as (
         host_allocations.surt_host_name,
 
         ---------- strings
-        case
-            when host_allocations.pages_to_fetch = 0 then 'skip'
-            when host_allocations.quality_group = 'unreliable_quality' then 'explore'
-            when host_allocations.pages_deepened > 0 then 'deepen'
-            else 'sample'
-        end as phase,
+        {{ plan_phase('host_allocations') }} as phase,
         case
             when host_allocations.quality_group = 'no_known_urls'
                 then 'the host index gives no known URL for the host'

@@ -1,9 +1,9 @@
 -- The crawl plan's budget, one row per way it is computed (int_plan_scenarios): the
--- total fetches (`plan_budget_pages`, or `plan_budget_share` of the known URLs: the
--- same in every scenario, so that they compare), the exploration share taken first (at
--- most what the exploration hosts may be given), the most the sample of hosts of
--- unknown quality may use before deepening starts (`plan_max_sample_share`), and the
--- expected HQ density of a host not yet sampled.
+-- total fetches (`plan_budget_pages`, or `plan_budget_share` of the known URLs of the
+-- crawl planned: the same in every scenario of a crawl, so that they compare), the
+-- exploration share taken first (at most what the exploration hosts may be given), the
+-- most the sample of hosts of unknown quality may use before deepening starts
+-- (`plan_max_sample_share`), and the expected HQ density of a host not yet sampled.
 
 with
 
@@ -21,6 +21,7 @@ host_capacity as (
 
 plan_budget as (
     select
+        plan_hosts.plan_role,
         {%- if var('plan_budget_pages') is not none %}
             {{ var('plan_budget_pages') | int }}::bigint as budget_pages,
         {%- else %}
@@ -42,6 +43,7 @@ plan_budget as (
         ) as prior_hq_density
 
     from plan_hosts
+    group by all
 ),
 
 plan_shares as (
@@ -57,7 +59,8 @@ plan_shares as (
         )::bigint as sample_pages_max
 
     from scenarios
-    cross join plan_budget
+    inner join plan_budget
+        on scenarios.plan_role = plan_budget.plan_role
 ),
 
 -- what the hosts whose quality the classifier cannot judge may be given

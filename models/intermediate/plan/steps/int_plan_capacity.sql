@@ -59,7 +59,8 @@ host_capacity as (
         scenarios.page_cap
 
     from hosts_robots
-    cross join scenarios
+    inner join scenarios
+        on hosts_robots.plan_role = scenarios.plan_role
 ),
 
 plannable_pages as (

@@ -28,26 +28,35 @@
 {%- set has_floors = floors | length > 0 %}
 {#- The plan, with every constraint the vars set; then, for plan_constraint_costs, the
     plan without any and with each alone. -#}
-{%- set scenarios = [('plan', has_robots, has_cap, has_floors)] %}
+{%- set scenarios = [('plan', 'current', has_robots, has_cap, has_floors)] %}
 {%- if var('plan_constraint_costs') %}
     {%- do scenarios.extend([
-        ('unconstrained', false, false, false),
-        ('robots_only', has_robots, false, false),
-        ('politeness_cap_only', false, has_cap, false),
-        ('floors_only', false, false, has_floors),
+        ('unconstrained', 'current', false, false, false),
+        ('robots_only', 'current', has_robots, false, false),
+        ('politeness_cap_only', 'current', false, has_cap, false),
+        ('floors_only', 'current', false, false, has_floors),
     ]) %}
+{%- endif %}
+{#- and the crawl before's plan, as it would have been made then, for plan_changes #}
+{%- if var('plan_changes') %}
+    {%- do scenarios.append(
+        ('previous_plan', 'previous', has_robots, has_cap, has_floors)
+    ) %}
 {%- endif %}
 
 -- One row per way the crawl plan is computed: `plan` (every constraint the vars
 -- set) and, with `plan_constraint_costs`, the plan without any constraint and with
--- each alone, so that what each costs in expected HQ is measured rather than guessed.
+-- each alone, so that what each costs in expected HQ is measured rather than guessed;
+-- with `plan_changes`, the previous crawl's plan (`previous_plan`, on the `previous`
+-- population of int_plan_hosts).
 
 with
 
 scenarios as (
-    {%- for name, robots, cap, with_floors in scenarios %}
+    {%- for name, role, robots, cap, with_floors in scenarios %}
         select
             '{{ name }}' as scenario,
+            '{{ role }}' as plan_role,
             '{{ robots_policy if robots else "off" }}' as robots_policy,
             {{ page_cap if cap else 'null' }}::bigint as page_cap,
             {{ crawl_seconds }}::double as crawl_seconds,
