@@ -122,6 +122,32 @@ def test_other_spelling_and_order_are_read_by_name(tmp_path: Path):
     )
 
 
+def test_robots_counts_land_by_their_index_names_and_a_negative_one_is_rejected(tmp_path: Path):
+    """The robots.txt outcomes the crawl plan reads: camelCase names mapped, a negative count
+    rejects its row as any count does, and a file without them lands nulls, reported."""
+    rows = [
+        # (from_pylist takes the columns from the first row: every one is in it)
+        _row("com,a", robots_200=3, robots_4xx=0, robots_5xx=1, robots_notModified=2),
+        _row("com,b", robots_200=1, robots_4xx=-1, robots_5xx=0, robots_notModified=0),
+    ]
+    path = _file(tmp_path / f"crawl={CRAWL}" / "robots.parquet", rows)
+    lake = tmp_path / "lake"
+    (row,) = ingest_host_index([path], lake, max_reject_rate=0.5)
+    assert dict(row["rejected_by_reason"]) == {"negative_count": 1}
+    (landed,) = _committed(lake)
+    assert landed["surt_host_name"] == "com,a"
+    assert (landed["robots_200"], landed["robots_5xx"]) == (3, 1)
+    assert (landed["robots_4xx"], landed["robots_not_modified"]) == (0, 2)
+    assert landed["robots_redir_perm"] is None  # not in the file: null, not 0
+
+    bare = _file(tmp_path / "old" / f"crawl={CRAWL}" / "p.parquet", [{"surt_host_name": "com,c"}])
+    (row,) = ingest_host_index([bare], tmp_path / "lake-old")
+    (landed,) = _committed(tmp_path / "lake-old")
+    robots = [name for name in schemas.HOST_INDEX.names if name.startswith("robots_")]
+    assert len(robots) == 9 and all(landed[name] is None for name in robots)
+    assert any("robots_notModified" in note for note in row["schema_drift"])
+
+
 def test_a_count_stored_as_text_is_refused_naming_file_and_column(tmp_path: Path):
     path = _file(
         tmp_path / f"crawl={CRAWL}" / "bad.parquet",
