@@ -16,6 +16,7 @@ from pathlib import Path
 
 from hostaware import paths
 from hostaware.cli import OneLineParser, non_negative, share
+from ingest.reasons import is_document_failure
 
 REGISTRY = paths.CLASSIFIER_REGISTRY
 
@@ -53,6 +54,13 @@ def _parser() -> argparse.ArgumentParser:
         "--replace",
         action="store_true",
         help="ingest files already in the lake again (to move a file to another --crawl)",
+    )
+    documents.add_argument(
+        "--max-failure-rate",
+        type=share,
+        default=0.05,
+        help="hold back a file when more than this share of its pages failed (default 0.05; "
+        "1 commits what every file holds)",
     )
 
     graph = commands.add_parser(
@@ -263,10 +271,12 @@ def _summary(what: str, rows: list[dict]) -> None:
 
 
 def _documents(args: argparse.Namespace) -> int:
-    from ingest.documents import ingest_documents
+    """The documents command: the summary of what was committed, then any file held back."""
+    from ingest.documents import FilesHeldBackError, ingest_documents
     from ingest.lake import LakeError, expand_inputs
     from ingest.quality import ClassifierError, load_registry
 
+    held_back: FilesHeldBackError | None = None
     try:
         entries = load_registry(args.registry, args.raw, args.classifiers)
         files = expand_inputs(args.warc)
@@ -279,20 +289,35 @@ def _documents(args: argparse.Namespace) -> int:
             args.keep_text,
             allow_crawl_mismatch=args.allow_crawl_mismatch,
             replace=args.replace,
+            max_failure_rate=args.max_failure_rate,
         )
+    except FilesHeldBackError as error:
+        held_back, rows = error, error.rows
     except (LakeError, ClassifierError) as error:
         print(f"python -m ingest documents: error: {error}", file=sys.stderr)
         return 2
     read = sum(row["records_read"] for row in rows)
     written = sum(row["records_written"] for row in rows)
-    skipped = len(files) - len(rows)
+    failed = sum(
+        count
+        for row in rows
+        for reason, count in row["rejected_by_reason"] or []
+        if is_document_failure(reason)
+    )
+    held = len(held_back.failures) if held_back is not None else 0
+    skipped = len(files) - len(rows) - held
     detail = _by_reason(rows, "rejected_by_reason")
     print(
-        f"documents {args.crawl}: {len(rows)} files ingested ({skipped} already in the lake), "
-        f"{read:,} records read, {written:,} written, {read - written:,} rejected"
+        f"documents {args.crawl}: {len(rows)} files ingested ({skipped} already in the lake"
+        + (f", {held} refused or held back: below" if held else "")
+        + f"), {read:,} records read, {written:,} written, {read - written:,} rejected"
         + (f" ({detail})" if detail else "")
+        + f"; {failed:,} of them failed pages"
         + _nulled(rows)
     )
+    if held_back is not None:
+        print(f"python -m ingest documents: error: {held_back}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -28,6 +28,14 @@ second copy is a ``duplicate_record_id``. Its language is the first code of
 ``WARC-Identified-Content-Language`` (ISO 639-3, mapped to 639-1 where known), with no score: the
 header carries none (``language_score`` is null, ``language_source`` ``cc_wet``).
 
+A file that loses pages it should have kept is not reported a success. Every rejected record
+is an expected skip (a revisit, a non-200 answer, a non-HTML page, no main text, …) or a failure
+(a payload that cannot be decoded, a truncated or corrupt record, …), as
+:mod:`ingest.reasons` classes them. A file whose failures exceed ``max_failure_rate`` (default
+5%) of its pages (the records written plus the failures) is not committed: the others are, and
+the error raised at the end (:class:`FilesHeldBackError`, exit status 2) names it with its
+failures by reason. ``--max-failure-rate 1`` commits whatever such a file still holds.
+
 Before anything is written, the first records of every input are read (``warc.read_head``): a
 WAT file (JSON metadata records) is refused, and so is a file whose ``warcinfo`` names another
 crawl (``isPartOf``) than ``--crawl``, unless ``allow_crawl_mismatch`` (``--allow-crawl-mismatch``).
@@ -68,11 +76,14 @@ from ingest.lake import (
 )
 from ingest.parquet_input import is_crawl_id
 from ingest.quality import ClassifierEntry, FastTextScorer
+from ingest.reasons import is_document_failure
 from ingest.warc import read_head
 
 __all__ = [
+    "DEFAULT_MAX_FAILURE_RATE",
     "DocumentIngestError",
     "FileOutcome",
+    "FilesHeldBackError",
     "check_inputs",
     "expand_inputs",
     "ingest_documents",
@@ -83,6 +94,23 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _TABLES = ("documents", "document_scores")  # the table folders a document ingest writes
+
+# The largest share of a file's pages that may fail (not be read, decoded or extracted) for it
+# to be committed. Common Crawl's own files lose a handful of pages in ten thousand; 5% is far
+# above that and far below a file whose encoding the reader gets wrong (it loses them all).
+DEFAULT_MAX_FAILURE_RATE = 0.05
+
+
+class FilesHeldBackError(DocumentIngestError):
+    """Files refused or held back at the end of a document ingest.
+
+    ``failures`` holds one message per file; ``rows`` the manifest rows of the files committed.
+    """
+
+    def __init__(self, failures: list[str], files: int, rows: list[dict]) -> None:
+        super().__init__(files_failed(failures, files))
+        self.failures = failures
+        self.rows = rows
 
 
 # ----------------------------------------------------------------------- publishing
@@ -103,6 +131,7 @@ def _drop_duplicates(outcome: FileOutcome, seen: set[str], lake: Path, crawl: st
     """Remove rows whose record id is already published; count them as rejected.
 
     The file's temporary parts are rewritten without them, through the same part writer.
+    ``seen`` is not updated: the caller adds the file's ids once it commits them.
     """
     ids = outcome.doc_ids
     duplicate = [doc_id in seen for doc_id in ids]
@@ -121,7 +150,6 @@ def _drop_duplicates(outcome: FileOutcome, seen: set[str], lake: Path, crawl: st
         for index in np.flatnonzero(duplicate).tolist():
             outcome.reject("duplicate_record_id", outcome.offsets[index], ids[index])
         outcome.report.written -= count
-    seen.update(ids)
 
 
 def _rewrite(
@@ -139,6 +167,30 @@ def _rewrite(
         rewritten = writer.finish()
     part.temporary.unlink()
     return rewritten
+
+
+def failed_pages(outcome: FileOutcome) -> tuple[int, int]:
+    """A file's failed records and its pages (the records written plus the failures)."""
+    failed = sum(count for reason, count in outcome.rejected.items() if is_document_failure(reason))
+    return failed, outcome.report.written + failed
+
+
+def _held_back(outcome: FileOutcome, max_failure_rate: float) -> str | None:
+    """Why a file is not committed (too many of its pages failed), or None to commit it."""
+    failed, pages = failed_pages(outcome)
+    if not failed or failed <= max_failure_rate * pages:
+        return None
+    reasons = ", ".join(
+        f"{reason} {count:,}"
+        for reason, count in sorted(outcome.rejected.items())
+        if is_document_failure(reason)
+    )
+    first = "; ".join(outcome.report.examples[:2])
+    return (
+        f"{outcome.source}: {failed:,} of {pages:,} pages failed ({reasons}), more than "
+        f"--max-failure-rate {max_failure_rate:.0%}; not committed (first: {first}); "
+        "--max-failure-rate 1 commits what it holds"
+    )
 
 
 def _publish(outcome: FileOutcome, lake: Path, crawl: str) -> dict:
@@ -246,6 +298,7 @@ def ingest_documents(
     keep_text: bool = False,
     allow_crawl_mismatch: bool = False,
     replace: bool = False,
+    max_failure_rate: float = DEFAULT_MAX_FAILURE_RATE,
 ) -> list[dict]:
     """Ingest WARC/WET files into the lake; return the manifest rows of the files processed.
 
@@ -256,13 +309,17 @@ def ingest_documents(
     (:func:`check_inputs`; ``allow_crawl_mismatch`` lets the latter through). A truncated or
     corrupt file is ingested around its damage and reported (logged, and as rejections in its
     manifest row). A file that fails as a whole (one that is no WARC file at all, say) does not
-    stop the others: the error naming it is raised once they are committed.
+    stop the others: the error naming it is raised once they are committed. So does a file
+    more than ``max_failure_rate`` of whose pages failed (:func:`failed_pages`): it is not
+    committed, and :class:`FilesHeldBackError` (with the rows committed) names it at the end.
     """
     files = list(inputs)
     if not files:
         raise DocumentIngestError("no input files")
     if not is_crawl_id(crawl):
         raise DocumentIngestError(f"not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
+    if not 0.0 <= max_failure_rate <= 1.0:
+        raise DocumentIngestError(f"--max-failure-rate {max_failure_rate} is not in [0, 1]")
     check_inputs(files, crawl, allow_crawl_mismatch)
     # Precomputed classifiers have no model here: `python -m ingest scores` loads their scores.
     entries = [entry for entry in entries if not entry.is_precomputed]
@@ -274,7 +331,7 @@ def ingest_documents(
         )
         if not todo:
             return []
-        return _process(todo, crawl, lake, entries, workers, keep_text)
+        return _process(todo, crawl, lake, entries, workers, keep_text, max_failure_rate)
 
 
 def _process(
@@ -284,6 +341,7 @@ def _process(
     entries: list[ClassifierEntry],
     workers: int | None,
     keep_text: bool,
+    max_failure_rate: float,
 ) -> list[dict]:
     """Process the files in workers and commit them one by one, in input order."""
     seen = _published_ids(lake)
@@ -304,15 +362,22 @@ def _process(
                 failures.append(f"{path}: {type(error).__name__}: {error}")
                 continue
             _drop_duplicates(outcome, seen, lake, crawl)
+            progress.update(outcome)
+            held_back = _held_back(outcome, max_failure_rate)
+            if held_back is not None:
+                for part in outcome.parts:
+                    part.temporary.unlink(missing_ok=True)
+                failures.append(held_back)
+                continue
             rows.append(_publish(outcome, lake, crawl))
+            seen.update(outcome.doc_ids)
             if outcome.broke_at:
                 log.warning(
                     "%s: truncated or corrupt, kept what precedes: %s",
                     outcome.source,
                     outcome.broke_at,
                 )
-            progress.update(outcome)
     progress.close()
     if failures:
-        raise DocumentIngestError(files_failed(failures, len(todo)))
+        raise FilesHeldBackError(failures, len(todo), rows)
     return rows

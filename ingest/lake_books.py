@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ingest.reasons import is_registered
+
 __all__ = ["IngestReport", "LakeError"]
 
 _EXAMPLES = 10  # rejected records kept verbatim in the manifest, per file
@@ -22,6 +24,15 @@ _EXAMPLES = 10  # rejected records kept verbatim in the manifest, per file
 
 class LakeError(RuntimeError):
     """An ingest that cannot start or finish: bad arguments, unreadable input, too many rejects."""
+
+
+def _check_registered(reason: str, kind: str) -> None:
+    """Refuse a reason :mod:`ingest.reasons` does not list (a bug, never bad input)."""
+    if not is_registered(reason, kind):
+        raise LakeError(
+            f"a bug: {kind} reason {reason!r} is not registered in ingest/reasons.py "
+            "(register it there and list it in docs/formats.md)"
+        )
 
 
 @dataclass
@@ -45,6 +56,7 @@ class IngestReport:
             text: the record as read (shortened).
             count: how many records this call rejects (one example is kept).
         """
+        _check_registered(reason, "rejected")
         self.rejected[reason] += count
         if len(self.examples) < _EXAMPLES:
             self.examples.append(f"{self.path}:{where}: {reason}: {text[:160]!r}")
@@ -58,6 +70,7 @@ class IngestReport:
             text: the value or record as read (shortened).
             count: how many values this call nulls (one example is kept).
         """
+        _check_registered(reason, "nulled")
         self.nulled[reason] += count
         if len(self.examples) < _EXAMPLES:
             self.examples.append(f"{self.path}:{where}: {reason} (nulled): {text[:160]!r}")
@@ -76,6 +89,7 @@ class IngestReport:
             describe: the text of the example kept for a row (its index in the batch).
         """
         for reason, mask in reasons:
+            _check_registered(reason, "rejected")
             rows = np.flatnonzero(mask)
             for row in rows[:3].tolist():
                 self.reject(reason, f"row {first_row + row}", describe(row))

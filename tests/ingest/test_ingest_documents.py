@@ -20,7 +20,7 @@ import pytest
 from warcio.warcwriter import WARCWriter
 
 from hostaware.paths import HOME_VARIABLE, PROJECT, SEEDS
-from ingest.documents import DocumentIngestError, ingest_documents
+from ingest.documents import DocumentIngestError, FilesHeldBackError, ingest_documents
 from ingest.lake import LakeError, expand_inputs
 from tests.fixtures.crawls import REAL_DATA, Crawl
 from tests.fixtures.documents import lake_rows, warc_with
@@ -45,8 +45,18 @@ def real_files(tmp_path: Path) -> list[Path]:
 
 def test_real_common_crawl_files(trained, real_files, tmp_path: Path, caplog):
     lake = tmp_path / "lake"
-    with caplog.at_level(logging.WARNING):
-        rows = ingest_documents(real_files, REAL_CRAWL, lake, trained, workers=2)
+    with caplog.at_level(logging.WARNING), pytest.raises(FilesHeldBackError) as held:
+        ingest_documents(real_files, REAL_CRAWL, lake, trained, workers=2)
+    # clipped.warc.gz loses its one page (truncated): held back, the other three committed
+    assert str(held.value).startswith(f"{real_files[1]}: 1 of 1 pages failed (truncated_record 1)")
+    rows = held.value.rows
+    assert sorted(Path(row["source_file"]).name for row in rows) == [
+        "example-iana.org-chunked.warc",
+        "example.warc.gz",
+        "warcfile.warc.gz",
+    ]
+    with caplog.at_level(logging.WARNING):  # allowed, it is committed with what it holds
+        rows += ingest_documents(real_files, REAL_CRAWL, lake, trained, max_failure_rate=1.0)
     by_file = {Path(row["source_file"]).name: row for row in rows}
     assert by_file["warcfile.warc.gz"]["records_read"] == 16
     assert by_file["warcfile.warc.gz"]["records_written"] == 16
@@ -95,9 +105,9 @@ def _snapshot(lake: Path) -> dict[str, bytes]:
 
 def test_rerun_changes_nothing(trained, real_files, tmp_path: Path):
     lake = tmp_path / "lake"
-    ingest_documents(real_files, REAL_CRAWL, lake, trained, workers=1)
+    ingest_documents(real_files, REAL_CRAWL, lake, trained, workers=1, max_failure_rate=1.0)
     before = _snapshot(lake)
-    assert ingest_documents(real_files, REAL_CRAWL, lake, trained, workers=1) == []
+    assert ingest_documents(real_files, REAL_CRAWL, lake, trained, max_failure_rate=1.0) == []
     assert _snapshot(lake) == before
 
 
@@ -172,7 +182,8 @@ def test_whole_file_gzip_and_wet_files(trained, tmp_path: Path):
             )
             writer.write_record(record)
     lake = tmp_path / "lake"
-    rows = ingest_documents([whole, wet], CRAWL, lake, trained, workers=1)
+    # the WET record without WARC-Refers-To is a failure (1 of 3 pages): allowed here
+    rows = ingest_documents([whole, wet], CRAWL, lake, trained, workers=1, max_failure_rate=0.5)
     assert [row["records_written"] for row in rows] == [1, 2]
     wet_row = rows[1]
     assert wet_row["records_read"] == 3 == wet_row["records_written"] + wet_row["records_rejected"]
@@ -222,6 +233,8 @@ def _run_cli(lake: Path, files: list[Path], raw: Path) -> subprocess.Popen:
             "--raw",
             str(raw),
             "--allow-crawl-mismatch",
+            "--max-failure-rate",  # clipped.warc.gz loses its one page, and is kept all the same
+            "1",
             "--warc",
             *map(str, files),
         ],
