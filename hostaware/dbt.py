@@ -3,22 +3,26 @@
 ``run`` starts dbt in the project folder with the project's profiles, a home and a warehouse
 (``hostaware.paths.dbt_env``), anonymous usage statistics off, and returns dbt's finished
 process; with ``check`` (the default) a failed dbt raises ``DbtError`` carrying dbt's output.
-A dbt that cannot be started at all always raises ``DbtError``. ``measure`` runs a command
-(a benchmark's dbt build) with its output to a file and reports its wall time and the peak
-memory of its process tree; ``node_results`` reads a build's per-node times; ``timed_build``
-is the benches' one measured ``dbt build`` into a fresh warehouse.
+A dbt that cannot be started at all always raises ``DbtError``. dbt dies with its caller: its
+process group is stopped when the caller is interrupted (an exception, Ctrl-C, a SIGTERM the
+caller turns into one), and on Linux the kernel kills it when the caller is killed.
+``measure`` runs a command (a benchmark's dbt build) with its output to a file and reports its
+wall time and the peak memory of its process tree; ``node_results`` reads a build's per-node
+times; ``timed_build`` is the benches' one measured ``dbt build`` into a fresh warehouse.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +41,8 @@ __all__ = [
 
 # The project's dbt (its .venv).
 DBT = PROJECT / ".venv" / "bin" / "dbt"
+
+_PR_SET_PDEATHSIG = 1  # prctl(2) option: the signal a process gets when its parent dies
 
 
 class DbtError(Exception):
@@ -58,6 +64,38 @@ class DbtError(Exception):
         else:
             message = f"dbt {verb} failed (exit {returncode}):\n{output}"
         super().__init__(message)
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """What a child runs before dbt starts, so that it dies when this process dies, however.
+
+    On Linux the kernel sends the child SIGKILL when its parent ends (``prctl``'s
+    ``PR_SET_PDEATHSIG``, kept across ``exec``), SIGKILL of the parent included; a parent gone
+    before that call is caught by the child's parent having changed. Elsewhere: nothing (the
+    caller still stops dbt's process group when it is interrupted).
+    """
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def set_up() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return set_up
+
+
+def _stop_group(child: subprocess.Popen, grace: float = 5.0) -> None:
+    """Stop a child and its process group: SIGTERM, then SIGKILL after ``grace`` seconds."""
+    for number in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, number)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            child.wait(timeout=grace)
+            return
 
 
 def executable() -> str:
@@ -109,11 +147,24 @@ def run(
             environment[name] = value
     command = [str(dbt or executable()), *args]
     try:
-        result = subprocess.run(
-            command, cwd=project, env=environment, capture_output=True, text=True, check=False
+        child = subprocess.Popen(
+            command,
+            cwd=project,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            process_group=0,  # its own group, so that all of it can be stopped at once
+            preexec_fn=_die_with_parent(),
         )
     except OSError as error:
         raise DbtError(command, None, str(error)) from error
+    try:
+        stdout, stderr = child.communicate()
+    except BaseException:  # interrupted (Ctrl-C, SIGTERM made an exception): dbt stops too
+        _stop_group(child)
+        raise
+    result = subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
     if check and result.returncode != 0:
         raise DbtError(command, result.returncode, (result.stdout + result.stderr).strip())
     return result

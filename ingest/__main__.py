@@ -96,7 +96,17 @@ def _parser() -> argparse.ArgumentParser:
     annotations.add_argument(
         "--profile",
         help="read every file under this annotation profile instead of detecting it "
-        "(cc_gneissweb_urls, cc_gneissweb_hosts, dpk_gneissweb, fineweb_edu)",
+        "(cc_gneissweb_urls, cc_gneissweb_hosts, dpk_gneissweb, fineweb_edu, dclm_baseline, "
+        "fineweb2_hq, fineweb_edu_datatrove)",
+    )
+    annotations.add_argument(
+        "--column",
+        action="append",
+        default=[],
+        metavar="NAME=COLUMN",
+        help="with --profile: read the profile's column NAME from the file's COLUMN (a dotted "
+        "path reaches a struct's field: score=metadata.score); chooses between two spellings "
+        "a file holds; repeatable",
     )
     for command in (host_index, annotations):
         command.add_argument(
@@ -128,7 +138,22 @@ def _parser() -> argparse.ArgumentParser:
         "--crawl", help="crawl of files with neither a crawl/dump column nor a crawl=<id> folder"
     )
     scores.add_argument(
-        "--score-column", default="score", help="the column holding the raw score (default: score)"
+        "--score-column",
+        default="score",
+        help="the column holding the raw score (default: score); a dotted path reaches a field "
+        "of a struct column (metadata.score); an exact top-level name wins over a path",
+    )
+    scores.add_argument(
+        "--id-column",
+        help="the column holding the WARC-Record-ID (default: doc_id or id; may be a dotted path)",
+    )
+    scores.add_argument(
+        "--url-column",
+        help="match rows by the URL in this column instead of by id (default: url, when the "
+        "file has no id column)",
+    )
+    scores.add_argument(
+        "--crawl-column", help="the column holding each row's crawl (default: crawl or dump)"
     )
     scores.add_argument("--registry", type=Path, default=REGISTRY, help="classifier registry")
     scores.add_argument(
@@ -224,6 +249,7 @@ def _lake_ingest(args: argparse.Namespace) -> int:
                     workers=args.workers or None,
                     profile=args.profile,
                     replace=args.replace,
+                    columns=_column_choices(args.column),
                 )
             what = args.command
     except LakeError as error:
@@ -234,6 +260,21 @@ def _lake_ingest(args: argparse.Namespace) -> int:
             print(f"{what}: schema drift in {row['source_file']}: {note}")
     _summary(what, rows)
     return 0
+
+
+def _column_choices(given: list[str]) -> dict[str, str] | None:
+    """``--column NAME=COLUMN`` options as a map (None when none is given)."""
+    from ingest.lake import LakeError
+
+    choices: dict[str, str] = {}
+    for item in given:
+        name, equals, column = item.partition("=")
+        if not equals or not name or not column:
+            raise LakeError(f"--column {item!r}: expected NAME=COLUMN (score=metadata.score)")
+        if name in choices and choices[name] != column:
+            raise LakeError(f"--column {name} given twice ({choices[name]}, {column})")
+        choices[name] = column
+    return choices or None
 
 
 def _by_reason(rows: list[dict], column: str) -> str:
@@ -312,7 +353,7 @@ def _documents(args: argparse.Namespace) -> int:
         + (f", {held} refused or held back: below" if held else "")
         + f"), {read:,} records read, {written:,} written, {read - written:,} rejected"
         + (f" ({detail})" if detail else "")
-        + f"; {failed:,} of them failed pages"
+        + (f"; {failed:,} of them failed pages" if read > written else "")
         + _nulled(rows)
     )
     if held_back is not None:
@@ -342,6 +383,9 @@ def _scores(args: argparse.Namespace) -> int:
             score_column=args.score_column,
             max_reject_rate=args.max_reject_rate,
             replace=args.replace,
+            id_column=args.id_column,
+            url_column=args.url_column,
+            crawl_column=args.crawl_column,
         )
     except (LakeError, ClassifierError) as error:
         print(f"python -m ingest scores: error: {error}", file=sys.stderr)

@@ -43,6 +43,43 @@ The profiles (sources in each profile's ``source``):
     FineWeb-Edu rows (``HuggingFaceFW/fineweb-edu``): ``score``, the classifier's 0–5 regression
     output, and ``int_score`` = round(clip(score, 0, 5)); FineWeb-Edu keeps ``int_score >= 3``.
     ``quality_score`` is clip(score, 0, 5) / 5. Keyed by ``id``, crawl ``dump``, host from ``url``.
+    The classifier's model card computes ``int_score`` as ``int(round(max(0, min(score, 5))))``
+    (https://huggingface.co/HuggingFaceFW/fineweb-edu-classifier): Python's ``round``, ties to
+    even. A row whose ``int_score`` is not that of its ``score`` says two things at once and is
+    rejected (``int_score_disagrees_with_score``).
+``fineweb_edu_datatrove``
+    FineWeb-Edu rows as datatrove writes them: a document is ``text``, ``id`` and one ``metadata``
+    struct holding every other field (datatrove's ``ParquetWriter`` and ``JsonlWriter`` keep
+    ``expand_metadata=False`` by default, ``src/datatrove/pipeline/writers/parquet.py``), so the
+    FineWeb fields are ``metadata.dump``, ``metadata.url``, ``metadata.language``, … (the struct
+    the FineWeb-Edu annotation card shows: https://huggingface.co/datasets/HuggingFaceFW/
+    fineweb-edu-llama3-annotations) and the classifier's are ``metadata.score`` and
+    ``metadata.int_score``. Read as ``fineweb_edu``.
+``dclm_baseline``
+    DCLM-baseline rows (https://huggingface.co/datasets/mlfoundations/dclm-baseline-1.0, card
+    "features"; the same rows as Parquet: ``mlfoundations/dclm-baseline-1.0-parquet``): ``url``,
+    a ``metadata`` struct of the WARC headers (``WARC-Record-ID``, ``WARC-Date`` as
+    ``timestamp[s]``, …) and ``fasttext_openhermes_reddit_eli5_vs_rw_v2_bigram_200k_train_prob``,
+    the DCLM fastText classifier's probability of ``__label__hq``
+    (https://huggingface.co/mlfoundations/fasttext-oh-eli5), kept as ``quality_score``. Keyed by
+    ``metadata.WARC-Record-ID`` (the response record's id, as FineWeb's ``id``), fetch time from
+    ``metadata.WARC-Date``, host from ``url``. The rows carry no crawl id: the crawl comes from
+    the ``crawl=`` folder or ``--crawl``. High quality: P(hq) above DCLM's own top-10% cut-off,
+    0.018112 (``examples/README.md``).
+``fineweb2_hq``
+    FineWeb2-HQ rows (https://huggingface.co/datasets/epfml/FineWeb2-HQ): FineWeb-2's columns
+    (``id``, ``dump``, ``url``, ``language`` as ISO 639-3, ``language_score``, …; the FineWeb-2
+    card, https://huggingface.co/datasets/HuggingFaceFW/fineweb-2) and ``quality_score``, the
+    sigmoid of the EPFL classifier over the document's XLM-RoBERTa embedding, on [0, 1]
+    (``epfml/fineweb2-hq`` ``src/fineweb2_hq/mlp.py``, ``EmbeddingBinaryClassifierFilter``). The
+    dataset keeps each language's top 10% (``data/filter_mlp.py``: ``retention_rate`` 0.1, the
+    cut-off estimated per language and not published), so every row it publishes is high
+    quality: the seed's threshold is 0. Keyed by ``id``, crawl ``dump``, host from ``url``.
+
+Where a file holds two spellings of one column (``cosmo_fastText_label`` and ``label_quality``;
+``in_gneissweb`` and ``IN_GNEISSWEB``), which one the source meant cannot be told: the file is
+refused, naming both, unless ``--column NAME=COLUMN`` names the one to read
+(:meth:`AnnotationProfile.spelling_conflicts`).
 """
 
 from __future__ import annotations
@@ -102,27 +139,55 @@ class AnnotationProfile:
         """The columns read from a file of this profile, typed, by the profile's names."""
         return pa.schema([pa.field(name, kind) for name, kind in self.read])
 
-    def spellings(self, name: str) -> tuple[str, ...]:
-        """The source spellings of a column, most usual first."""
+    def spellings(self, name: str, overrides: Mapping[str, str] | None = None) -> tuple[str, ...]:
+        """The source spellings of a column, most usual first (the one named, if one is)."""
+        if overrides and name in overrides:
+            return (overrides[name],)
         return self.aliases.get(name, (name,))
 
-    def source_names(self, columns: Sequence[str]) -> dict[str, str]:
+    def source_names(
+        self, columns: Sequence[str], overrides: Mapping[str, str] | None = None
+    ) -> dict[str, str]:
         """Column name → the spelling this file uses (the first alias it has, else the first)."""
         present = {column.lower() for column in columns}
         chosen = {}
         for name, _ in self.read:
-            spellings = self.spellings(name)
+            spellings = self.spellings(name, overrides)
             chosen[name] = next((s for s in spellings if s.lower() in present), spellings[0])
         return chosen
 
-    def missing(self, columns: Sequence[str], names: Sequence[str]) -> list[str]:
+    def missing(
+        self,
+        columns: Sequence[str],
+        names: Sequence[str],
+        overrides: Mapping[str, str] | None = None,
+    ) -> list[str]:
         """Of ``names``, those the file has under none of their spellings."""
         present = {column.lower() for column in columns}
         return [
-            " or ".join(self.spellings(name))
+            " or ".join(self.spellings(name, overrides))
             for name in names
-            if not any(spelling.lower() in present for spelling in self.spellings(name))
+            if not any(spelling.lower() in present for spelling in self.spellings(name, overrides))
         ]
+
+    def spelling_conflicts(
+        self, columns: Sequence[str], overrides: Mapping[str, str] | None = None
+    ) -> list[tuple[str, list[str]]]:
+        """Columns read that the file spells twice (two aliases, or one name in two cases).
+
+        Returns:
+            (column name, the file's columns that could fill it) for each such column, unless
+            ``overrides`` names the one to read.
+        """
+        conflicts = []
+        for name, _ in self.read:
+            if overrides and name in overrides:
+                continue
+            wanted = {spelling.lower() for spelling in self.spellings(name)}
+            found = [column for column in columns if column.lower() in wanted]
+            if len(found) > 1:
+                conflicts.append((name, found))
+        return conflicts
 
     def matches(self, columns: Sequence[str]) -> bool:
         """Whether a file with these columns is of this profile."""
@@ -147,6 +212,7 @@ _DPK_CATEGORY_ALIASES = {
     )
     for part in ("label", "score")
 }
+_DCLM_SCORE = "fasttext_openhermes_reddit_eli5_vs_rw_v2_bigram_200k_train_prob"
 _FINEWEB = (
     ("id", pa.string()),
     ("dump", pa.string()),
@@ -239,6 +305,59 @@ PROFILES: dict[str, AnnotationProfile] = {
             key="id",
             hq_rule="int_score >= threshold (FineWeb-Edu keeps 3)",
         ),
+        AnnotationProfile(
+            name="dclm_baseline",
+            level=PAGE,
+            title="DCLM-baseline rows (DCLM fastText P(hq))",
+            source="https://huggingface.co/datasets/mlfoundations/dclm-baseline-1.0",
+            read=(
+                ("id", pa.string()),
+                ("url", pa.string()),
+                ("fetch_time", _TIME),
+                ("quality_score", pa.float64()),
+            ),
+            aliases={
+                "id": ("metadata.WARC-Record-ID",),
+                "fetch_time": ("metadata.WARC-Date",),
+                "quality_score": (_DCLM_SCORE,),
+            },
+            signature=frozenset({"id", "url", "quality_score"}),
+            required=("id", "url", "quality_score"),
+            quality=("quality_score",),
+            crawl_column=None,
+            key="id",
+            hq_rule="quality_score (P(hq)) > threshold (DCLM keeps its top 10%: 0.018112)",
+        ),
+        AnnotationProfile(
+            name="fineweb2_hq",
+            level=PAGE,
+            title="FineWeb2-HQ rows (EPFL quality classifier score 0-1)",
+            source="https://huggingface.co/datasets/epfml/FineWeb2-HQ",
+            read=(*_FINEWEB, ("quality_score", pa.float64())),
+            signature=frozenset({"id", "url", "dump", "quality_score"}),
+            required=("id", "url", "quality_score"),
+            quality=("quality_score",),
+            crawl_column="dump",
+            key="id",
+            hq_rule="quality_score > threshold (0: every published row is in its top 10%)",
+        ),
+        AnnotationProfile(
+            name="fineweb_edu_datatrove",
+            level=PAGE,
+            title="FineWeb-Edu rows as datatrove writes them (fields in a metadata struct)",
+            source="https://github.com/huggingface/datatrove",
+            read=(*_FINEWEB, ("score", pa.float64()), ("int_score", pa.int64())),
+            aliases={
+                name: (f"metadata.{name}",)
+                for name in ("dump", "url", "language", "language_score", "score", "int_score")
+            },
+            signature=frozenset({"id", "url", "score", "int_score"}),
+            required=("id", "url", "score", "int_score"),
+            quality=("int_score",),
+            crawl_column="dump",
+            key="id",
+            hq_rule="int_score >= threshold (FineWeb-Edu keeps 3)",
+        ),
     )
 }
 
@@ -258,17 +377,36 @@ def profile_named(name: str) -> AnnotationProfile:
 
 
 def detect_profile(
-    path: Path, columns: Sequence[str], named: str | None = None
+    path: Path,
+    columns: Sequence[str],
+    named: str | None = None,
+    overrides: Mapping[str, str] | None = None,
 ) -> AnnotationProfile:
     """The profile of a file with these columns: the one named, else the one that matches.
 
+    Args:
+        path: the file (for messages).
+        columns: its column names, struct fields as dotted paths (``metadata.score``).
+        named: the profile ``--profile`` names.
+        overrides: profile column -> the file's column to read it from (``--column``); only
+            with ``named``.
+
     Raises:
         LakeError: naming the file, when the named profile's required columns are missing, when
-            no profile matches (listing what each needs), or when several do.
+            no profile matches (listing what each needs), or when several do; when
+            ``overrides`` come without a named profile or name a column the profile lacks.
     """
+    if overrides and named is None:
+        raise LakeError("--column needs --profile: name the profile whose column you choose")
     if named is not None:
         profile = profile_named(named)
-        missing = profile.missing(columns, profile.required)
+        unknown = sorted(set(overrides or ()) - set(profile.read_schema.names))
+        if unknown:
+            raise LakeError(
+                f"profile {profile.name} reads no column {', '.join(unknown)}; it reads "
+                + ", ".join(profile.read_schema.names)
+            )
+        missing = profile.missing(columns, profile.required, overrides)
         if missing:
             raise LakeError(
                 f"{path}: profile {profile.name} needs the column(s) {', '.join(missing)}, "

@@ -24,8 +24,25 @@ A row is rejected, with its reason, when it has no key (``missing_key``), no val
 (``bad_host``), no valid crawl (``bad_crawl``), a crawl other than the folder's or
 ``--crawl``'s (``crawl_mismatch``), no quality signal (``missing_quality``), a
 label the profile does not know (``unknown_label``), a value outside its range
-(``score_out_of_range``), or, under ``dpk_gneissweb``, a score below 0.5, which cannot be the
-probability of a binary model's predicted label (``score_not_predicted_label_probability``).
+(``score_out_of_range``), under ``dpk_gneissweb`` a score below 0.5, which cannot be the
+probability of a binary model's predicted label (``score_not_predicted_label_probability``),
+or, under the FineWeb-Edu profiles, an ``int_score`` other than round(clip(score, 0, 5)), ties
+to even, as the FineWeb-Edu classifier computes it (``int_score_disagrees_with_score``: the row
+says two things and neither can be chosen).
+
+Under ``dpk_gneissweb`` a GneissWeb *category* (medical, education, technology, science) that
+cannot be read is nulled in a row that is still written, and counted in the manifest's
+``nulled_by_reason``, one count per value: a label other than the category's own or ``cc``
+(``unknown_category_label``, a score with no label included), a score outside [0, 1]
+(``category_score_out_of_range``), a score below 0.5
+(``category_score_not_predicted_label_probability``). A category with neither label nor score
+is absent, not counted.
+
+A file naming one column twice, or holding two spellings of one column the profile reads
+(``cosmo_fastText_label`` and ``label_quality``, ``in_gneissweb`` and ``IN_GNEISSWEB``), is
+refused, naming them: the two could disagree and nothing silently wins. ``columns``
+(``--column NAME=COLUMN``, with ``--profile``) names the file's column a profile column is read
+from, a dotted path into struct columns included (``ingest.parquet_input.find_column``).
 Uniqueness of (crawl, page_key) and of (crawl, surt_host_name, annotation_profile) is checked by
 the staging models' tests.
 """
@@ -55,12 +72,16 @@ from ingest.lake import (
     table_lock,
 )
 from ingest.parquet_input import (
+    ColumnRef,
+    column_paths,
     crawl_of_folder,
     crawl_of_path,
+    extract,
     is_crawl_id,
     open_parquet,
     plan_columns,
     read_planned,
+    refuse_duplicate_names,
 )
 
 __all__ = ["ingest_annotations"]
@@ -109,6 +130,7 @@ class _Rows:
         self.size = batch.num_rows
         self.columns: dict[str, pa.Array] = {}
         self.reasons: dict[str, np.ndarray] = {}
+        self.nulled: dict[str, np.ndarray] = {}  # values nulled per row, by reason
         self.expected_crawl = expected_crawl  # the folder's or --crawl's, when rows name theirs
         column = profile.crawl_column
         source = batch.column(column) if crawl is None else None
@@ -117,6 +139,12 @@ class _Rows:
     def reject(self, reason: str, mask: np.ndarray) -> None:
         previous = self.reasons.get(reason)
         self.reasons[reason] = mask if previous is None else previous | mask
+
+    def null(self, reason: str, mask: np.ndarray) -> None:
+        """Count a value nulled in each row of ``mask`` (a row may count several)."""
+        previous = self.nulled.get(reason)
+        counts = mask.astype(np.int64)
+        self.nulled[reason] = counts if previous is None else previous + counts
 
     def get(self, name: str) -> pa.Array:
         return self.batch.column(name)
@@ -147,19 +175,19 @@ def _valid_surt(rows: _Rows, surt: pa.Array) -> pa.Array:
     return pc.if_else(pa.array(bad), None, surt)
 
 
-def _fineweb_keys(rows: _Rows) -> None:
+def _page_keys(rows: _Rows, **columns: pa.Array) -> None:
+    """A page row's keys from its ``id`` and ``url`` (rejecting rows without), and ``columns``."""
     ids = rows.get("id")
     rows.reject("missing_key", _mask(pc.equal(pc.utf8_length(ids), 0), True))
     hosts, bad = surt_host_names_of_urls(rows.get("url"))
     rows.reject("bad_host", bad)
     rows.columns.update(
-        page_key=ids,
-        doc_id=ids,
-        url=rows.get("url"),
-        surt_host_name=hosts,
-        language=rows.get("language"),
-        language_score=rows.get("language_score"),
+        page_key=ids, doc_id=ids, url=rows.get("url"), surt_host_name=hosts, **columns
     )
+
+
+def _fineweb_keys(rows: _Rows) -> None:
+    _page_keys(rows, language=rows.get("language"), language_score=rows.get("language_score"))
     rows.reject("score_out_of_range", _outside(rows.get("language_score"), 0.0, 1.0))
 
 
@@ -201,7 +229,7 @@ def _positive_probability(
     """P(positive) from a predicted label and its probability (data-prep-kit's convention).
 
     With ``strict``, an unknown label or a score below 0.5 rejects the row; otherwise (the
-    category columns) it only leaves the probability null.
+    category columns) it leaves the probability null, counted by reason.
     """
     label = _strip_label(labels)
     is_positive = pc.equal(label, positive)
@@ -211,6 +239,15 @@ def _positive_probability(
         rows.reject("unknown_label", ~_mask(known, True))
         rows.reject("score_out_of_range", _outside(scores, 0.0, 1.0))
         rows.reject("score_not_predicted_label_probability", below_half)
+    else:  # one reason per value nulled, the first that applies
+        given = _mask(pc.is_valid(scores), False)
+        unknown = given & ~_mask(known, False)
+        outside = given & ~unknown & _outside(scores, 0.0, 1.0)
+        rows.null("unknown_category_label", unknown)
+        rows.null("category_score_out_of_range", outside)
+        rows.null(
+            "category_score_not_predicted_label_probability", below_half & ~unknown & ~outside
+        )
     probability = pc.if_else(is_positive, scores, pc.subtract(1.0, scores))
     usable = pc.and_(known, pc.invert(pa.array(below_half | _outside(scores, 0.0, 1.0))))
     return pc.if_else(usable, probability, None)
@@ -242,10 +279,33 @@ def _fineweb_edu(rows: _Rows) -> None:
     finite = pc.is_finite(score)
     rows.reject("score_out_of_range", ~_mask(finite, True))
     clipped = pc.min_element_wise(pc.max_element_wise(score, 0.0), 5.0)
+    # The classifier's own int_score: int(round(max(0, min(score, 5)))), ties to even.
+    rounded = pc.round(clipped, ndigits=0, round_mode="half_to_even")
+    rows.reject(
+        "int_score_disagrees_with_score",
+        _mask(pc.not_equal(rounded, pc.cast(int_score, pa.float64())), False),
+    )
     rows.columns.update(
         quality_score=pc.if_else(finite, pc.divide(clipped, 5.0), None),
         quality_int_score=int_score,
     )
+
+
+def _probability_score(rows: _Rows, scores: pa.Array) -> None:
+    """A quality score that is a probability already: kept as it is, on [0, 1]."""
+    rows.reject("missing_quality", _mask(pc.is_null(scores), True))
+    rows.reject("score_out_of_range", _outside(scores, 0.0, 1.0))
+    rows.columns["quality_score"] = scores
+
+
+def _dclm_baseline(rows: _Rows) -> None:
+    _page_keys(rows, fetch_time=rows.get("fetch_time"))
+    _probability_score(rows, rows.get("quality_score"))
+
+
+def _fineweb2_hq(rows: _Rows) -> None:
+    _fineweb_keys(rows)
+    _probability_score(rows, rows.get("quality_score"))
 
 
 _READERS: dict[str, Callable[[_Rows], None]] = {
@@ -253,6 +313,9 @@ _READERS: dict[str, Callable[[_Rows], None]] = {
     "cc_gneissweb_hosts": _cc_hosts,
     "dpk_gneissweb": _dpk_gneissweb,
     "fineweb_edu": _fineweb_edu,
+    "fineweb_edu_datatrove": _fineweb_edu,
+    "dclm_baseline": _dclm_baseline,
+    "fineweb2_hq": _fineweb2_hq,
 }
 
 
@@ -278,6 +341,7 @@ def _convert(
         "unknown_label",
         "score_out_of_range",
         "score_not_predicted_label_probability",
+        "int_score_disagrees_with_score",
     )
     bad = np.zeros(rows.size, dtype=bool)
     exclusive = []
@@ -287,7 +351,19 @@ def _convert(
             continue
         exclusive.append((reason, mask & ~bad))
         bad |= mask
-    report.reject_rows(exclusive, first_row, lambda row: str(batch.slice(row, 1).to_pylist()))
+
+    def describe(row: int) -> str:
+        return str(batch.slice(row, 1).to_pylist())
+
+    report.reject_rows(exclusive, first_row, describe)
+    for reason, counts in rows.nulled.items():  # values nulled in the rows written
+        kept = np.where(bad, 0, counts)
+        shown = np.flatnonzero(kept)[:3]
+        for row in shown.tolist():
+            report.null(reason, f"row {first_row + row}", describe(row), int(kept[row]))
+        rest = int(kept.sum()) - int(kept[shown].sum())
+        if rest:
+            report.nulled[reason] += rest
     schema = _SCHEMAS[profile.level]
     name = pa.repeat(pa.scalar(profile.name), rows.size)
     arrays = [
@@ -311,6 +387,30 @@ def _convert(
     return {value: table.filter(pc.equal(crawls, value)) for value in sorted(values)}
 
 
+def _read_profile(
+    path: Path, parquet, named: str | None, columns: dict[str, str] | None
+) -> tuple[AnnotationProfile, dict[str, str]]:
+    """The file's profile and, per profile column, the file's column to read it from.
+
+    Raises:
+        LakeError: a column named twice, no profile (or several), or two spellings of one
+            column the profile reads (naming them: ``--column`` chooses).
+    """
+    schema = parquet.schema_arrow
+    refuse_duplicate_names(path, schema)
+    names = column_paths(schema)
+    profile = detect_profile(path, names, named, columns)
+    conflicts = profile.spelling_conflicts(names, columns)
+    if conflicts:
+        name, found = conflicts[0]
+        raise LakeError(
+            f"{path}: profile {profile.name}: columns {' and '.join(map(repr, found))} both give "
+            f"its {name}, and could disagree: name the one to read with --column {name}=COLUMN "
+            "(or drop the other)"
+        )
+    return profile, profile.source_names(names, columns)
+
+
 def _ingest_file(
     path: Path,
     sha: str,
@@ -319,19 +419,20 @@ def _ingest_file(
     lake: Path,
     max_reject_rate: float,
     batch_rows: int,
+    columns: dict[str, str] | None = None,
 ) -> dict:
     started = datetime.now(UTC)
     parquet = open_parquet(path)
-    profile = detect_profile(path, parquet.schema_arrow.names, profile_name)
-    spelt = profile.source_names(parquet.schema_arrow.names)
+    profile, spelt = _read_profile(path, parquet, profile_name, columns)
     plan, drift = plan_columns(
         path, parquet.schema_arrow, profile.read_schema, spelt, {}, required=profile.required
     )
-    read_from_file = dict(zip(profile.read_schema.names, plan.sources, strict=True))
+    read_from_file = dict(zip(profile.read_schema.names, plan.refs, strict=True))
     expected_crawl = None
     if read_from_file.get(profile.crawl_column) is None:  # the crawl comes from the path
-        missing_crawl = f"missing column {profile.crawl_column}"
-        drift = [note for note in drift if not note.startswith(missing_crawl)]
+        if profile.crawl_column is not None:
+            missing_crawl = f"missing column {spelt[profile.crawl_column]}"
+            drift = [note for note in drift if not note.startswith(missing_crawl)]
         crawl = crawl_of_path(path, crawl)
     else:  # each row names its crawl, which must be the folder's or --crawl's if given
         expected_crawl = crawl_of_folder(path, crawl)
@@ -366,28 +467,54 @@ def _ingest_file(
     return {**row, "annotation_profile": profile.name}  # for the summary, not the manifest
 
 
+def _leaves(kind: pa.DataType) -> int:
+    """How many Parquet leaf columns an Arrow type is stored as."""
+    if pa.types.is_struct(kind):
+        return sum(_leaves(field.type) for field in kind)
+    if pa.types.is_map(kind):
+        return _leaves(kind.key_type) + _leaves(kind.item_type)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return _leaves(kind.value_type)
+    return 1
+
+
+def _leaf_index(schema: pa.Schema, ref: ColumnRef) -> int | None:
+    """The Parquet leaf column of a (possibly nested) primitive field, else None."""
+    index, fields, kind = 0, list(schema), None
+    for step in (ref.top, *ref.path):
+        for field in fields:
+            if field.name == step:
+                kind = field.type
+                break
+            index += _leaves(field.type)
+        else:
+            return None
+        fields = list(kind) if pa.types.is_struct(kind) else []
+    return index if kind is not None and _leaves(kind) == 1 else None
+
+
 def _check_quality_present(
-    path: Path, parquet, profile: AnnotationProfile, read_from_file: dict[str, str | None]
+    path: Path, parquet, profile: AnnotationProfile, read_from_file: dict[str, ColumnRef | None]
 ) -> None:
     """Refuse a file whose quality columns are missing or entirely null."""
     metadata = parquet.metadata
     for name in profile.quality:
-        source = read_from_file.get(name)
-        if source is None:
+        ref = read_from_file.get(name)
+        if ref is None:
             raise LakeError(f"{path}: profile {profile.name}: quality column {name} is missing")
-        index = parquet.schema_arrow.get_field_index(source)  # the plan's spelling
-        nulls = 0
-        for group in range(metadata.num_row_groups):
+        index = _leaf_index(parquet.schema_arrow, ref)  # the plan's spelling
+        nulls = 0 if index is not None else -1
+        for group in range(metadata.num_row_groups if index is not None else 0):
             statistics = metadata.row_group(group).column(index).statistics
             if statistics is None or not statistics.has_null_count:
                 nulls = -1
                 break
             nulls += statistics.null_count
         if nulls == -1:  # no statistics: read the column
-            nulls = parquet.read(columns=[source]).column(0).null_count
+            nulls = extract(parquet.read(columns=[ref.top]).column(0), ref).null_count
         if metadata.num_rows and nulls == metadata.num_rows:
             raise LakeError(
-                f"{path}: profile {profile.name}: quality column {source} is null in all "
+                f"{path}: profile {profile.name}: quality column {ref.name} is null in all "
                 f"{metadata.num_rows:,} rows, so the file says nothing about quality"
             )
 
@@ -401,6 +528,7 @@ def ingest_annotations(
     workers: int | None = None,
     profile: str | None = None,
     replace: bool = False,
+    columns: dict[str, str] | None = None,
 ) -> list[dict]:
     """Ingest page- or host-level annotation Parquet files; return the new manifest rows.
 
@@ -419,6 +547,8 @@ def ingest_annotations(
         workers: processes.
         profile: read every file under this profile instead of detecting it.
         replace: ingest files committed already again (see :func:`ingest.lake.new_inputs`).
+        columns: profile column -> the file's column to read it from (``--column``; needs
+            ``profile``), for a file that names a column otherwise or spells it twice.
 
     Raises:
         LakeError: for a file that is unreadable, matches no profile, lacks a profile's
@@ -431,7 +561,7 @@ def ingest_annotations(
         raise LakeError(f"not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
     if profile is not None:
         profile_named(profile)
-    profiles = {path: _profile_of(path, profile) for path in inputs}  # fail before any work
+    profiles = {path: _profile_of(path, profile, columns) for path in inputs}  # fail early
     # A folder contradicting --crawl, or nested crawl= folders, fail here; the crawl a file goes
     # to (when its path or --crawl names it) is part of its identity in the lake.
     crawls = {path: crawl_of_folder(path, crawl) for path in inputs}
@@ -441,7 +571,7 @@ def ingest_annotations(
             files = [path for path in inputs if profiles[path].level == level]
             if files:
                 jobs += [
-                    (path, sha, crawl, profile, lake, max_reject_rate, batch_rows)
+                    (path, sha, crawl, profile, lake, max_reject_rate, batch_rows, columns)
                     for path, sha in new_inputs(lake, table, files, crawls, replace)
                 ]
         order = {path: index for index, path in enumerate(inputs)}
@@ -449,5 +579,5 @@ def ingest_annotations(
         return map_files(_ingest_file, jobs, workers)
 
 
-def _profile_of(path: Path, named: str | None) -> AnnotationProfile:
-    return detect_profile(path, open_parquet(path).schema_arrow.names, named)
+def _profile_of(path: Path, named: str | None, columns: dict[str, str] | None) -> AnnotationProfile:
+    return _read_profile(path, open_parquet(path), named, columns)[0]

@@ -25,7 +25,7 @@ or earlier in the same run is not written again: the later copy is counted as re
 A WET record's ``doc_id`` is the id of the response it was extracted from (its
 ``WARC-Refers-To``), so a page read from its WARC and again from its WET is one document, and the
 second copy is a ``duplicate_record_id``. Its language is the first code of
-``WARC-Identified-Content-Language`` (ISO 639-3, mapped to 639-1 where known), with no score: the
+``WARC-Identified-Content-Language`` (ISO 639-3; 639-1 wherever one exists), with no score: the
 header carries none (``language_score`` is null, ``language_source`` ``cc_wet``).
 
 A file that loses pages it should have kept is not reported a success. Every rejected record
@@ -69,6 +69,7 @@ from ingest.lake import (
     commit_parts,
     committed_parts,
     expand_inputs,
+    file_key,
     files_failed,
     new_inputs,
     table_lock,
@@ -116,10 +117,17 @@ class FilesHeldBackError(DocumentIngestError):
 # ----------------------------------------------------------------------- publishing
 
 
-def _published_ids(lake: Path) -> set[str]:
-    """Record ids in the lake's committed document parts (:func:`ingest.lake.committed_parts`)."""
+def _published_ids(lake: Path, ingested_again: set[str]) -> set[str]:
+    """Record ids in the lake's committed document parts (:func:`ingest.lake.committed_parts`).
+
+    The parts of ``ingested_again`` (file keys of inputs ingested again, which stay committed
+    until their new copy replaces them) are left out: their rows are no duplicates of themselves.
+    """
     parts = [
-        lake / relative for relative in committed_parts(lake) if relative.startswith("documents/")
+        lake / relative
+        for relative in committed_parts(lake)
+        if relative.startswith("documents/")
+        and Path(relative).stem.removeprefix("part-") not in ingested_again
     ]
     if not parts:
         return set()
@@ -344,7 +352,7 @@ def _process(
     max_failure_rate: float,
 ) -> list[dict]:
     """Process the files in workers and commit them one by one, in input order."""
-    seen = _published_ids(lake)
+    seen = _published_ids(lake, {file_key(sha) for _, sha in todo})
     progress = _Progress(sum(path.stat().st_size for path, _ in todo), len(todo))
     rows = []
     failures = []

@@ -31,8 +31,9 @@ from ingest.lake import (
     die_with_parent,
     file_key,
 )
+from ingest.languages import language_code
 from ingest.quality import ClassifierEntry, FastTextScorer, LanguageIdentifier, one_line
-from ingest.warc import read_captures, read_head
+from ingest.warc import read_captures, read_head, unreadable_format
 from ingest.warc_items import DAMAGE_REASONS, Break, Page, Rejection, TextPage
 
 __all__ = [
@@ -180,38 +181,14 @@ def score_texts(scorers: Sequence[FastTextScorer], texts: Sequence[str]) -> list
 
 
 def _cld2_language(languages: list[tuple[str, float]] | None) -> tuple[str | None, float]:
+    """The main cld2 language, in the column's code system (:mod:`ingest.languages`), and share."""
     if not languages:
         return None, 0.0
     code, covered = languages[0]
-    code = code.split("-")[0].lower()
-    if code in ("un", "xx", ""):
+    language = language_code(code)
+    if language is None:
         return None, 0.0
-    return code, min(max(covered, 0.0), 1.0)
-
-
-_ISO3_TO_1 = {
-    "eng": "en",
-    "deu": "de",
-    "fra": "fr",
-    "rus": "ru",
-    "jpn": "ja",
-    "zho": "zh",
-    "por": "pt",
-    "spa": "es",
-    "ita": "it",
-    "nld": "nl",
-    "pol": "pl",
-    "tur": "tr",
-    "ces": "cs",
-    "swe": "sv",
-    "dan": "da",
-    "fin": "fi",
-    "nor": "no",
-    "kor": "ko",
-    "ara": "ar",
-    "vie": "vi",
-    "ind": "id",
-}
+    return language, min(max(covered, 0.0), 1.0)
 
 
 def process_file(path: Path, sha: str) -> FileOutcome:
@@ -261,14 +238,11 @@ def process_file(path: Path, sha: str) -> FileOutcome:
     if not rows and set(outcome.rejected) <= DAMAGE_REASONS and read_head(path).kind == "not_warc":
         # Nothing but damage, and no WARC record where one must start: refused alone (the
         # other files go on). Garbage before readable records is damage, counted, not this.
-        raise DocumentIngestError(
-            f"{path}: not a WARC or WET file (its first bytes are no WARC record, and no "
-            "record follows)"
-        )
+        raise DocumentIngestError(f"{path}: {unreadable_format(path)}")
     if needs_language:
         identified = context.language_id.identify([texts[i] for i in needs_language])
         for index, (code, probability) in zip(needs_language, identified, strict=True):
-            rows[index]["language"] = code
+            rows[index]["language"] = language_code(code)
             rows[index]["language_score"] = probability
     _write_parts(context, outcome, rows, texts)
     return outcome
@@ -281,7 +255,7 @@ def _document_row(context: _Context, path: Path, item: Page | TextPage) -> tuple
         text = item.text
         language, confidence = None, None  # the WET header names languages, scores none
         if item.languages:
-            language = _ISO3_TO_1.get(item.languages[0], item.languages[0])
+            language = language_code(item.languages[0])
         source = "cc_wet"
     else:
         text = main_text(item)

@@ -10,17 +10,30 @@ does not fit (a conversion error, a wrong column count, a bad host name) sends t
 careful path, which reads it again single-threaded as text, checks every column of every line
 and names each bad line. Both paths accept the same lines: numbers as Arrow parses them,
 positions >= 1, ids >= 0, host names in the host alphabet.
+
+A ranks file with its header and no line after it is refused before any reader opens
+(:class:`ingest.lake.LakeError`, naming the file). Arrow's streaming CSV reader reads ahead on its
+own IO threads; when the stream is a Python object (the ISA-L gunzip), the last of those threads
+to let go of it must take the GIL to release it. If that happens after the interpreter began to
+exit, the thread is killed in C++ code that cannot unwind ("terminate called without an active
+exception", exit 134): a file with no lines ended the read while a thread still held the reader,
+and a fast exit won the race under load. So every reader is closed by :func:`_csv_batches`, which
+waits until the stream it gave Arrow has been released before it returns.
 """
 
 from __future__ import annotations
 
 import bisect
 import codecs
+import gc
 import gzip
 import io
 import logging
 import re
+import threading
+import weakref
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,19 +182,125 @@ def _check_header(path: Path, text_format: TextFormat) -> bool:
         )
     if first != text_format.header:
         raise LakeError(f"{path}:1: not a Common Crawl {text_format.name} header: {first[:120]!r}")
+    if b"\n" not in start or not start.split(b"\n", 1)[1]:
+        raise LakeError(
+            f"{path}: a {text_format.name} file with its header and no lines: a release's "
+            "ranks list every host of its graph, so the file was cut short (download it "
+            "again); nothing ingested"
+        )
     return True
 
 
-def _reader(path: Path, text_format: TextFormat, careful: bool, block_size: int, handler):
+_RELEASE_WAIT = 60.0  # seconds to wait for Arrow's threads to let go of what they hold
+
+
+class _Holdings:
+    """Python objects handed to Arrow, counted until Arrow's threads have freed every one."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._changed = threading.Condition()
+
+    def hold(self, thing: object) -> None:
+        with self._changed:
+            self._count += 1
+        weakref.finalize(thing, self._freed)
+
+    def _freed(self) -> None:  # in whichever thread dropped the last reference, GIL held
+        with self._changed:
+            self._count -= 1
+            self._changed.notify_all()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait until every object held has been freed; whether it was, within ``timeout``."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._count == 0, timeout)
+
+
+class _Block(bytearray):
+    """A block of the file as Arrow receives it: a bytearray that can be watched (weakref)."""
+
+
+class _WatchedStream(io.RawIOBase):
+    """A Python byte stream for Arrow whose blocks, and itself, are counted in a :class:`_Holdings`.
+
+    Arrow keeps what ``read`` returns (and the stream) in futures that its IO threads may free
+    last: each is watched, so that :func:`_csv_batches` can wait until all are freed.
+    """
+
+    def __init__(self, raw, holdings: _Holdings) -> None:
+        super().__init__()
+        self._raw = raw
+        self._holdings = holdings
+        self._fill = isinstance(raw, io.BufferedIOBase)  # readinto: no copy (the gunzip)
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        if self._fill and size is not None and size >= 0:
+            block = _Block(size)
+            del block[self._raw.readinto(block) :]
+        else:
+            block = _Block(self._raw.read(size))
+        self._holdings.hold(block)
+        return block
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def _csv_batches(
+    path: Path, text_format: TextFormat, careful: bool, block_size: int, handler
+) -> Iterator[pa.RecordBatch]:
+    """Arrow's streaming reader over the file, batch by batch, and its orderly end.
+
+    When the batches end (or the generator is closed early), the reader is closed and every
+    Python object Arrow was handed (the stream, each block read from it) has been freed
+    before this returns. One of Arrow's IO threads may hold the last reference (a read-ahead
+    still finishing); freeing it there needs the GIL, which a thread cannot take once the
+    interpreter exits: the process aborts (module docstring). So the frees are awaited here,
+    while the interpreter runs. The reader never leaves this generator: no caller's variable
+    keeps it alive.
+    """
+    raw = _open(path)
+    if careful:
+        raw = _Utf8Replacing(raw)
+    holdings = _Holdings()
+    stream = raw
+    if not isinstance(raw, pa.NativeFile):  # Arrow's own file is freed without the GIL
+        stream = _WatchedStream(raw, holdings)
+        holdings.hold(stream)
+    failure: Exception | None = None
+    try:
+        reader = _open_reader(stream, text_format, careful, block_size, handler)
+        try:
+            yield from reader
+        finally:
+            reader.close()
+            del reader
+    except Exception as error:  # a parse error: its traceback's frames hold the reader
+        failure = error.with_traceback(None)
+    finally:
+        del stream, raw  # now only Arrow may hold them
+        if not holdings.wait(1.0):
+            gc.collect()  # a cycle through a traceback, say
+            if not holdings.wait(_RELEASE_WAIT):
+                log.warning("%s: Arrow's reader still holds the file after a minute", path)
+    if failure is not None:
+        raise failure
+
+
+def _open_reader(stream, text_format: TextFormat, careful: bool, block_size: int, handler):
     names = [name for name, _ in text_format.columns]
     types = (
         dict.fromkeys(names, pa.string())
         if careful
         else {name: _TYPES[kind] for name, kind in text_format.columns}
     )
-    stream = _open(path)
     return csv.open_csv(
-        _Utf8Replacing(stream) if careful else stream,
+        stream,
         read_options=csv.ReadOptions(
             skip_rows=1 if text_format.header else 0,
             column_names=names,
@@ -249,20 +368,21 @@ def _fast_batches(
     # without Arrow first decoding the line for a handler (which fails on bytes not UTF-8).
     first_line = 2 if text_format.header else 1  # no line is skipped on the fast path
     try:
-        for batch in _reader(path, text_format, False, block_size, None):
-            for (name, kind), column in zip(text_format.columns, batch.columns, strict=True):
-                if kind in ("id", "host") and column.null_count:
-                    raise _CarefulReadNeededError(f"a missing {name}")
-                if kind in ("id", "position") and len(column) > column.null_count:
-                    lowest = pc.min(column).as_py()
-                    if lowest < (0 if kind == "id" else 1):
-                        raise _CarefulReadNeededError(f"{name} {lowest} out of range")
-                if kind == "host" and bad_dotted_names(column).any():
-                    raise _CarefulReadNeededError("a malformed host name")
-            base = first_line + report.read
-            report.read += batch.num_rows
-            report.written += batch.num_rows
-            yield _null_impossible_values(batch, report, lambda index, base=base: base + index)
+        with closing(_csv_batches(path, text_format, False, block_size, None)) as batches:
+            for batch in batches:
+                for (name, kind), column in zip(text_format.columns, batch.columns, strict=True):
+                    if kind in ("id", "host") and column.null_count:
+                        raise _CarefulReadNeededError(f"a missing {name}")
+                    if kind in ("id", "position") and len(column) > column.null_count:
+                        lowest = pc.min(column).as_py()
+                        if lowest < (0 if kind == "id" else 1):
+                            raise _CarefulReadNeededError(f"{name} {lowest} out of range")
+                    if kind == "host" and bad_dotted_names(column).any():
+                        raise _CarefulReadNeededError("a malformed host name")
+                base = first_line + report.read
+                report.read += batch.num_rows
+                report.written += batch.num_rows
+                yield _null_impossible_values(batch, report, lambda index, base=base: base + index)
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         raise _CarefulReadNeededError(str(error).splitlines()[0]) from error
 
@@ -312,7 +432,7 @@ def _careful_batches(
     first_line = 2 if text_format.header else 1
     skipped: list[int] = []
     rows_before = 0  # well-formed rows in the batches before this one
-    for batch in _reader(path, text_format, True, block_size, wrong_width):
+    for batch in _csv_batches(path, text_format, True, block_size, wrong_width):
         for number, text in extra:
             report.read += 1
             report.reject("wrong_column_count", number, text)

@@ -6,8 +6,10 @@ Common Crawl spells a host three ways:
 * the web graph's reversed, dot-separated form, ``com.example.sub`` (FORMATS.md §1.2);
 * the host index's SURT form, ``com,example,sub`` (FORMATS.md §2.1), the warehouse's host key.
 
-Both Common Crawl forms lower-case the name, turn IDNs into punycode and drop one leading
-``www`` label when more than two labels remain (``www.com`` stays ``com,www``).
+Both Common Crawl forms lower-case the name and turn IDNs into punycode. The host index, and
+the warehouse's key everywhere, drop one leading ``www`` label when more than two labels remain
+(``www.com`` stays ``com,www``); web-graph releases from ``cc-main-2025-26-nov-dec-jan`` on keep
+it in their vertex names (``com.facebook.www``), and :func:`graph_host_key` drops it there.
 
 A host also has two notions of "TLD", kept apart and named as Common Crawl names them:
 
@@ -48,6 +50,8 @@ __all__ = [
     "bad_dotted_names",
     "bad_host_keys",
     "bad_host_names",
+    "graph_host_key",
+    "graph_host_keys",
     "host_from_url",
     "host_name_problem",
     "host_tld",
@@ -183,6 +187,30 @@ def rev_host_to_surt(rev_host: str) -> str:
     return rev_host.replace(".", ",")
 
 
+def graph_host_key(rev_host: str) -> str:
+    """The host key of a web-graph vertex name: its SURT form with one trailing ``www`` dropped.
+
+    Host-graph releases from ``cc-main-2025-26-nov-dec-jan`` on keep a leading ``www`` in
+    their vertex names (``com.facebook.www`` beside ``com.facebook``); the warehouse keys a
+    host as :func:`surt_host_name` does, without it. So the last label is dropped when it is
+    ``www`` and more than two labels remain, the same rule as for a URL's host name read
+    backwards (``com.www`` stays ``com,www``). Applied to every release alike. Older releases
+    dropped one leading ``www`` before naming a vertex (cc-pyspark's ``get_surt_host``), so a
+    name of theirs ends in ``www`` only for a ``www.www.`` host, which this keys to its bare
+    host too (the documents' key keeps one ``www`` there); none is among the 1,000 most
+    central hosts of any release before 2025-26.
+
+    Examples:
+        ``com.facebook.www`` → ``com,facebook``; ``com.example.www.www`` →
+        ``com,example,www``; ``com.www`` → ``com,www``; ``org.wikipedia.en`` →
+        ``org,wikipedia,en``.
+    """
+    labels = rev_host.split(".")
+    if len(labels) > 2 and labels[-1] == "www":
+        labels = labels[:-1]
+    return ",".join(labels)
+
+
 def surt_to_rev_host(surt: str) -> str:
     """The host index's ``com,example,sub`` as the web graph's ``com.example.sub``."""
     return surt.replace(",", ".")
@@ -289,6 +317,25 @@ def rev_hosts_to_surt(rev_hosts: pa.Array) -> pa.Array:
         len(rev_hosts), pa.py_buffer(offsets), pa.py_buffer(replaced)
     )
     return pc.if_else(rev_hosts.is_null(), None, surt) if rev_hosts.null_count else surt
+
+
+def graph_host_keys(rev_hosts: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """:func:`graph_host_key` over an array, and a mask of the names that lost a ``www``.
+
+    Args:
+        rev_hosts: string array of the graph's reversed host names (``com.facebook.www``).
+
+    Returns:
+        The host keys (``com,facebook``), and True where a trailing ``www`` was dropped.
+    """
+    surt = rev_hosts_to_surt(rev_hosts)
+    dropped = pc.and_(
+        pc.ends_with(surt, ",www"), pc.greater_equal(pc.count_substring(surt, ","), 2)
+    )
+    mask = np.asarray(pc.fill_null(dropped, False).to_numpy(zero_copy_only=False))
+    if not mask.any():  # every release before 2025-26, and most batches after
+        return surt, mask
+    return pc.if_else(dropped, pc.utf8_slice_codeunits(surt, 0, -4), surt), mask
 
 
 _URL_HOST = r"^\s*[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(?P<host>[^/?#:]*)"

@@ -33,7 +33,9 @@ the lock, so an ingest never deletes another's temporary files.
 An input file's identity is its checksum *and* where it went: a file committed under one crawl
 given again under another is refused (naming the crawl it is in) unless the ingest is asked to
 ``replace`` it; a committed file whose parts are missing or changed size is ingested again when
-it is given again, and reported otherwise (:func:`new_inputs`).
+it is given again, and reported otherwise (:func:`new_inputs`). A file ingested again keeps its
+key, so its old copy stays committed until :func:`commit_parts` renames the new manifest row
+over the old one; the old parts are deleted after that.
 
 The protocol lives in modules along its seams; this module gathers their public names, so that
 every ingest, test, bench and the demo import them from one place (``from ingest.lake import

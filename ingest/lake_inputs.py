@@ -3,7 +3,8 @@
 Part of the lake's write protocol (:mod:`ingest.lake`). An input file's identity is its
 checksum *and* where it went: :func:`new_inputs` skips a file committed already, whole, under
 the same crawl; refuses one committed under another crawl unless ``replace``; and ingests again
-one whose committed parts are missing or changed (:func:`warn_missing_parts` names the others).
+one whose committed parts are missing or changed (:func:`warn_missing_parts` names the others),
+keeping its old copy committed until the new one is.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ingest.lake_books import LakeError
-from ingest.lake_manifest import manifest_rows, missing_parts, prepare_tables, uncommit
+from ingest.lake_manifest import manifest_rows, missing_parts, prepare_tables
 
 __all__ = ["expand_inputs", "new_inputs", "sha256_of", "warn_missing_parts"]
 
@@ -70,9 +71,15 @@ def new_inputs(
     (``crawls`` maps inputs to the crawl they go to, where that is known before reading); the
     second of two inputs with the same content is skipped too. An input committed under another
     crawl is refused unless ``replace``; with ``replace`` every committed input given is
-    uncommitted and ingested again. A committed input whose parts are missing or changed is
-    uncommitted and ingested again; committed files not given whose parts are missing are
-    logged as warnings, naming the parts and the file that would restore them.
+    ingested again. A committed input whose parts are missing or changed is ingested again;
+    committed files not given whose parts are missing are logged as warnings, naming the parts
+    and the file that would restore them.
+
+    An input ingested again stays committed, old rows and all, until its new copy is committed
+    (``commit_parts`` switches the two in one rename), so a failed or killed ingest leaves it as
+    it was. The ingests that drop rows the lake holds already (a WARC-Record-ID, a score of a
+    document and classifier) leave out the committed parts of the inputs they ingest again when
+    they look, or each row would be a duplicate of itself.
 
     Raises:
         LakeError: an input committed under another crawl (nothing is changed then), or a lake
@@ -82,7 +89,6 @@ def new_inputs(
     committed = {row["source_sha256"]: row for row in manifest_rows(lake, table)}
     crawls = crawls or {}
     todo: list[tuple[Path, str]] = []
-    redo: list[dict] = []
     given: dict[str, Path] = {}
     for path in inputs:
         sha = sha256_of(path)
@@ -108,12 +114,9 @@ def new_inputs(
                     path,
                     ", ".join(missing),
                 )
-            redo.append(row)
             todo.append((path, sha))
         else:
             log.info("%s: already in the lake (same checksum), skipped", path)
-    for row in redo:
-        uncommit(lake, table, row)
     warn_missing_parts(lake, table, set(given))
     return todo
 

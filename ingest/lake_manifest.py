@@ -3,10 +3,12 @@
 Part of the lake's write protocol (:mod:`ingest.lake` describes the whole of it). An input
 file's parts are committed by one row in ``_manifest/<table>/<key>.parquet``
 (``schemas.MANIFEST``), written last, by rename: :func:`commit_parts` renames the finished
-parts into place (:func:`ingest.lake_parts.publish_parts`) and then writes that row
-(:func:`commit_manifest`). A part is committed when a manifest row lists its path
-(:func:`committed_parts`, the one definition); :func:`remove_leftovers` deletes what is not
-(temporary files, orphan parts), and :func:`prepare_tables` readies the lake for an ingest.
+parts into place and then writes that row (:func:`commit_manifest`). An input ingested again
+keeps the same key, so its new row replaces its old one in that one rename: the old copy stays
+committed until the new one is, and its parts are deleted only after. A part is committed when
+a manifest row lists its path (:func:`committed_parts`, the one definition);
+:func:`remove_leftovers` deletes what is not (temporary files, orphan parts), and
+:func:`prepare_tables` readies the lake for an ingest.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hostaware.processes import is_running
 from ingest import schemas
 from ingest.lake_books import IngestReport, LakeError
-from ingest.lake_parts import FinishedPart, file_key, publish_parts
+from ingest.lake_parts import FinishedPart, file_key
 
 __all__ = [
     "commit_manifest",
@@ -101,8 +104,12 @@ def commit_manifest(
     folder = _manifest_folder(lake, table)
     folder.mkdir(parents=True, exist_ok=True)
     temporary = folder / f".{key}.{os.getpid()}.tmp"
-    pq.write_table(pa.Table.from_pylist([row], schema=schemas.MANIFEST), temporary)
-    os.replace(temporary, folder / f"{key}.parquet")
+    try:
+        pq.write_table(pa.Table.from_pylist([row], schema=schemas.MANIFEST), temporary)
+        os.replace(temporary, folder / f"{key}.parquet")  # the commit: one rename
+    except BaseException:
+        _remove(temporary)
+        raise
     return row
 
 
@@ -121,16 +128,64 @@ def commit_parts(
     """Rename one input file's finished parts into place, then commit them; return the row.
 
     The parts may lie in several table folders (a document ingest's row of ``documents``
-    commits its ``document_scores`` part too). ``replaces`` are committed rows of ``table``
-    this file takes the place of: they are uncommitted once the new parts are in place, just
-    before the new manifest row is written. The other arguments are :func:`commit_manifest`'s.
+    commits its ``document_scores`` part too). An input committed already under the same key
+    (ingested again: ``--replace``, or its parts were missing) keeps its old row and parts
+    committed until the new row takes the old one's place, in one rename of the manifest file;
+    only then are the old parts the new row does not list deleted. An old part at a new part's
+    path (the same crawl) is moved aside under a temporary name first and put back if the
+    commit fails. A failure before the switch leaves the old copy committed as it was.
+    ``replaces`` are committed rows of ``table`` under other keys this file takes the place of:
+    they are uncommitted once the new parts are in place, just before the new manifest row is
+    written. The other arguments are :func:`commit_manifest`'s.
+
+    Raises:
+        LakeError: a part or the manifest row could not be written (read-only or full), naming
+            the input; its new parts are removed and what was committed stays committed.
     """
-    outputs = publish_parts(lake, parts)
-    for row in replaces:
-        uncommit(lake, table, row)
-    return commit_manifest(
-        lake, table, report, sha256, outputs, started_at, crawl=crawl, release=release, key=key
-    )
+    key = key or file_key(sha256)
+    previous = _manifest_row(lake, table, key)
+    kept = set(previous["output_files"] or []) if previous else set()
+    published: list[str] = []
+    aside: dict[str, Path] = {}  # an old part at a new part's path, kept until the switch
+    try:
+        for part in parts:
+            final = lake / part.final
+            if part.final in kept and final.is_file():
+                aside[part.final] = final.with_name(f".{final.name}.{os.getpid()}.old.tmp")
+                os.replace(final, aside[part.final])
+            os.replace(part.temporary, final)
+            published.append(part.final)
+        for row in replaces:
+            uncommit(lake, table, row)
+        row = commit_manifest(
+            lake,
+            table,
+            report,
+            sha256,
+            published,
+            started_at,
+            crawl=crawl,
+            release=release,
+            key=key,
+        )
+    except OSError as error:
+        for part in parts:
+            _remove(part.temporary)
+        for relative in published:
+            _remove(lake / relative)
+        for relative, old_part in aside.items():  # the old copy back where its row lists it
+            os.replace(old_part, lake / relative)
+        where = f" ({error.filename})" if error.filename else ""
+        state = "its earlier copy stays committed" if previous else "nothing of it is committed"
+        raise LakeError(
+            f"{report.path}: cannot commit its rows to lake table {table}: "
+            f"{error.strerror or error}{where}; {state}"
+        ) from None
+    for relative in kept - set(published):  # the old copy's parts, no longer committed
+        _remove(lake / relative)
+    for old_part in aside.values():
+        _remove(old_part)
+    return row
 
 
 def uncommit(lake: Path, table: str, row: dict) -> None:
@@ -139,6 +194,31 @@ def uncommit(lake: Path, table: str, row: dict) -> None:
     (_manifest_folder(lake, table) / f"{key}.parquet").unlink()
     for relative in row["output_files"] or []:
         (lake / relative).unlink(missing_ok=True)
+
+
+def _manifest_row(lake: Path, table: str, key: str) -> dict | None:
+    """The committed manifest row under ``key``, if there is one."""
+    file = _manifest_folder(lake, table) / f"{key}.parquet"
+    if not file.is_file():
+        return None
+    try:
+        return pq.read_table(file, schema=schemas.MANIFEST).to_pylist()[0]
+    except (OSError, pa.ArrowException, IndexError) as error:
+        raise LakeError(
+            f"{file}: manifest row unreadable ({error}); the lake was changed by hand: "
+            "delete that file and ingest its input again"
+        ) from None
+
+
+def _remove(path: Path) -> None:
+    """Delete a file if it is there, else leave it to the next ingest of its table.
+
+    :func:`remove_leftovers` removes what no manifest row lists, and temporary files.
+    """
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as error:
+        log.warning("cannot remove %s (%s); the next ingest of its table will", path, error)
 
 
 def committed_parts(lake: Path) -> dict[str, dict]:
@@ -218,7 +298,10 @@ def write_schema_files(lake: Path) -> None:
     """(Re)write the zero-row schema file of every lake table and of the manifest.
 
     Every table's folder and manifest folder is created too, so that a reader that globs them
-    (Spark does) finds each, empty or not.
+    (Spark does) finds each, empty or not. Each file is written as ``.empty.<pid>.tmp`` and
+    renamed; such a file of a writer that is gone (killed while writing) is removed first.
+    Ingests of other tables write these files too, under their own locks, so a temporary file
+    is removed only when no process has its pid.
     """
     targets = [
         (lake / "_schemas" / table / f"{partition}=_" / "empty.parquet", schema)
@@ -230,6 +313,11 @@ def write_schema_files(lake: Path) -> None:
         _manifest_folder(lake, table).mkdir(parents=True, exist_ok=True)
     for target, schema in targets:
         target.parent.mkdir(parents=True, exist_ok=True)
+        for leftover in target.parent.glob(".empty.*.tmp"):
+            pid = leftover.name.removeprefix(".empty.").removesuffix(".tmp")
+            if pid.isdigit() and not is_running(int(pid)):
+                log.info("removing %s, left by an ingest killed while writing it", leftover)
+                leftover.unlink(missing_ok=True)
         temporary = target.parent / f".empty.{os.getpid()}.tmp"
         pq.write_table(schema.empty_table(), temporary)
         os.replace(temporary, target)

@@ -65,6 +65,8 @@ def map_files(function: Callable[..., dict], jobs: list[tuple], workers: int | N
     Each job ingests and commits one input file on its own, so files are independent: every
     job runs even when another fails, results come back in job order, and when files failed a
     :class:`LakeError` names each of them once all jobs are done (the others stay committed).
+    A job's first item is its input file: a file that could not be read or written (an
+    ``OSError``: the lake full or read-only, say) fails with a message naming it.
     Workers are :func:`worker_pool`'s, as for the document ingest: forked, dying with the
     ingest.
     """
@@ -72,22 +74,30 @@ def map_files(function: Callable[..., dict], jobs: list[tuple], workers: int | N
     results: list[dict] = []
     failures: list[str] = []
 
-    def collect(outcome: Callable[[], dict]) -> None:
+    def collect(job: tuple, outcome: Callable[[], dict]) -> None:
         try:
             results.append(outcome())
         except LakeError as error:
             failures.append(str(error))
+        except OSError as error:
+            failures.append(_os_failure(job[0], error))
 
     if count == 1:
         for job in jobs:
-            collect(lambda job=job: function(*job))
+            collect(job, lambda job=job: function(*job))
     else:
         with worker_pool(count) as pool:
-            for future in [pool.submit(function, *job) for job in jobs]:
-                collect(future.result)
+            for job, future in [(job, pool.submit(function, *job)) for job in jobs]:
+                collect(job, future.result)
     if failures:
         raise LakeError(files_failed(failures, len(jobs)))
     return results
+
+
+def _os_failure(path: object, error: OSError) -> str:
+    """The message of an input file whose ingest met an ``OSError``, naming the file first."""
+    where = f" ({error.filename})" if error.filename and str(error.filename) != str(path) else ""
+    return f"{path}: {error.strerror or error}{where}"
 
 
 def files_failed(failures: Sequence[str], files: int) -> str:

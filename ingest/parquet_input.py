@@ -11,6 +11,15 @@ input file is read by column name into the lake's explicit schema:
 * a type of another family (text where a count belongs) is an error naming the file and column;
 * every such difference from the source's reference schema is reported, in the file's manifest
   row (``schema_drift``) and in the log.
+
+A column may be named by a dotted path into struct columns (datatrove writes a document's fields
+inside one ``metadata`` struct: ``metadata.score``). A name is read as the file's top-level column
+of exactly that name when there is one (so a column whose own name holds a dot, like
+``fasttext.prob``, is reachable); otherwise as a path, each step a field of the struct before it.
+When a name reads as two different paths (a struct ``a`` with a field ``b.c`` and a struct
+``a.b`` with a field ``c``) the file is refused, naming both: nothing silently wins
+(:func:`find_column`). A file naming one top-level column twice is refused too
+(:func:`refuse_duplicate_names`): which of the two is meant cannot be told.
 """
 
 from __future__ import annotations
@@ -21,17 +30,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ingest.lake import LakeError
 
 __all__ = [
     "ColumnPlan",
+    "ColumnRef",
+    "column_paths",
+    "column_type",
     "crawl_of_folder",
     "crawl_of_path",
+    "extract",
+    "find_column",
     "open_parquet",
     "plan_columns",
     "read_planned",
+    "refuse_duplicate_names",
 ]
 
 _CRAWL = re.compile(r"^CC-MAIN-[0-9]{4}-[0-9]{2}$")
@@ -112,6 +128,123 @@ def open_parquet(path: Path) -> pq.ParquetFile:
     return parquet
 
 
+@dataclass(frozen=True)
+class ColumnRef:
+    """A top-level column of a file, or a field nested in it (``top``, then ``path``)."""
+
+    top: str
+    path: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The dotted name (``metadata.score``), as messages and the drift show it."""
+        return ".".join((self.top, *self.path))
+
+
+def _struct_children(kind: pa.DataType) -> list[pa.Field]:
+    return list(kind) if pa.types.is_struct(kind) else []
+
+
+def column_paths(schema: pa.Schema) -> list[str]:
+    """Every column name a user can give: the top-level names and the dotted struct paths."""
+    names: list[str] = []
+
+    def walk(prefix: str, fields: list[pa.Field]) -> None:
+        for field in fields:
+            name = f"{prefix}{field.name}"
+            names.append(name)
+            walk(f"{name}.", _struct_children(field.type))
+
+    walk("", list(schema))
+    return names
+
+
+def _readings(
+    fields: list[pa.Field], parts: list[str], same
+) -> list[tuple[tuple[str, ...], pa.DataType]]:
+    """Every way ``parts`` (a name split at its dots) names a field: (steps, type)."""
+    found = []
+    for cut in range(len(parts), 0, -1):  # the longest name first: an exact name wins
+        head = ".".join(parts[:cut])
+        for field in fields:
+            if not same(field.name, head):
+                continue
+            if cut == len(parts):
+                found.append(((field.name,), field.type))
+            else:
+                found += [
+                    ((field.name, *steps), kind)
+                    for steps, kind in _readings(_struct_children(field.type), parts[cut:], same)
+                ]
+    return found
+
+
+def find_column(
+    path: Path, schema: pa.Schema, name: str, fold_case: bool = False
+) -> ColumnRef | None:
+    """The column ``name`` names in ``schema``: an exact top-level name first, else a dotted path.
+
+    With ``fold_case``, a name spelt in another case is found when no exact one is.
+
+    Raises:
+        LakeError: the name reads as two different paths (naming both).
+    """
+    tests = [str.__eq__] + ([lambda a, b: a.lower() == b.lower()] if fold_case else [])
+    for same in tests:
+        tops = [field.name for field in schema if same(field.name, name)]
+        if tops:
+            return ColumnRef(tops[0])
+        readings = {steps for steps, _ in _readings(list(schema), name.split("."), same)}
+        if len(readings) > 1:
+            shown = " and ".join(
+                " -> ".join(repr(step) for step in steps) for steps in sorted(readings)
+            )
+            raise LakeError(
+                f"{path}: column name {name!r} reads as two different fields ({shown}): "
+                "rename one of them"
+            )
+        if readings:
+            steps = readings.pop()
+            return ColumnRef(steps[0], steps[1:])
+    return None
+
+
+def column_type(schema: pa.Schema, ref: ColumnRef) -> pa.DataType:
+    """The type of the field ``ref`` names."""
+    kind = schema.field(ref.top).type
+    for step in ref.path:
+        kind = kind.field(step).type
+    return kind
+
+
+def extract(column: pa.Array | pa.ChunkedArray, ref: ColumnRef) -> pa.Array | pa.ChunkedArray:
+    """The nested field ``ref`` names of a top-level column (null where a parent is null)."""
+    for step in ref.path:
+        column = pc.struct_field(column, step)
+    return column
+
+
+def refuse_duplicate_names(path: Path, schema: pa.Schema) -> None:
+    """Refuse a file whose top-level columns (or a struct's fields) repeat a name.
+
+    Raises:
+        LakeError: naming the file and the repeated name.
+    """
+
+    def check(fields: list[pa.Field], where: str) -> None:
+        seen: set[str] = set()
+        for field in fields:
+            if field.name in seen:
+                raise LakeError(
+                    f"{path}: column name {where}{field.name!r} appears twice: which one is "
+                    "meant cannot be told; rewrite the file with one of them"
+                )
+            seen.add(field.name)
+            check(_struct_children(field.type), f"{where}{field.name}.")
+
+    check(list(schema), "")
+
+
 def _family(kind: pa.DataType) -> str:
     if pa.types.is_integer(kind):
         return "integer"
@@ -142,11 +275,13 @@ class ColumnPlan:
     path: Path
     target: pa.Schema
     sources: tuple[str | None, ...]  # per target field: the file's column name, or None
+    refs: tuple[ColumnRef | None, ...] = ()  # per target field: where it is (nested or not)
 
     @property
     def read_columns(self) -> list[str]:
-        """The file's columns to read."""
-        return [name for name in self.sources if name is not None]
+        """The file's top-level columns to read (each once)."""
+        refs = self.refs or tuple(ColumnRef(name) if name else None for name in self.sources)
+        return list(dict.fromkeys(ref.top for ref in refs if ref is not None))
 
 
 def plan_columns(
@@ -168,22 +303,29 @@ def plan_columns(
         required: lake columns the file must have.
 
     Raises:
-        LakeError: a required column is missing, or a column has a type of another family.
+        LakeError: a required column is missing, a column has a type of another family, or a
+            column read is named twice in the file.
     """
-    present = {field.name: field.type for field in file_schema}
-    folded = {name.lower(): name for name in present}
     sources: list[str | None] = []
+    refs: list[ColumnRef | None] = []
     drift: list[str] = []
     for field in target:
         wanted = source_names.get(field.name, field.name)
-        name = wanted if wanted in present else folded.get(wanted.lower())
-        if name is None:
+        ref = find_column(path, file_schema, wanted, fold_case=True)
+        if ref is None:
             if field.name in required:
                 raise LakeError(f"{path}: required column {wanted!r} is missing")
             drift.append(f"missing column {wanted}: read as null")
             sources.append(None)
+            refs.append(None)
             continue
-        kind = present[name]
+        name = ref.name
+        if len(file_schema.get_all_field_indices(ref.top)) > 1:
+            raise LakeError(
+                f"{path}: column name {ref.top!r} appears twice: which one is meant cannot be "
+                "told; rewrite the file with one of them"
+            )
+        kind = column_type(file_schema, ref)
         if not _can_cast(kind, field.type):
             raise LakeError(
                 f"{path}: column {name!r} is {kind}, which cannot be read as {field.type}"
@@ -194,7 +336,8 @@ def plan_columns(
         if reference is not None and kind != reference:
             drift.append(f"column {name} is {kind} (reference {reference}): cast to {field.type}")
         sources.append(name)
-    return ColumnPlan(path, target, tuple(sources)), drift
+        refs.append(ref)
+    return ColumnPlan(path, target, tuple(sources), tuple(refs)), drift
 
 
 def read_planned(
@@ -220,11 +363,13 @@ def read_planned(
             first_line = str(error).splitlines()[0]
             raise LakeError(f"{plan.path}: not a readable Parquet file: {first_line}") from error
         arrays = []
-        for field, source in zip(plan.target, plan.sources, strict=True):
-            if source is None:
+        refs = plan.refs or tuple(ColumnRef(name) if name else None for name in plan.sources)
+        for field, ref in zip(plan.target, refs, strict=True):
+            if ref is None:
                 arrays.append(pa.nulls(batch.num_rows, field.type))
                 continue
-            column = batch.column(source)
+            source = ref.name
+            column = extract(batch.column(ref.top), ref)
             if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
                 try:  # Parquet strings are UTF-8; Arrow does not check that when reading
                     column.validate(full=True)

@@ -70,8 +70,23 @@ REJECTED: dict[str, tuple[str, str]] = {
     "corrupt_member": ("documents", "a gzip member that does not inflate"),
     "malformed_record": ("documents", "a WARC header block that does not parse"),
     "bad_content_length": ("documents", "a Content-Length that is missing, not a number or wrong"),
+    "bad_record_id": (
+        "documents",
+        "a WARC-Record-ID that is no `<` absolute URI `>` "
+        "(WARC 1.1 §5.2: white space, a control character, no scheme)",
+    ),
+    "bad_refers_to": (
+        "documents",
+        "a WET record whose WARC-Refers-To is no record id (WARC 1.1 §5.11)",
+    ),
+    "unsupported_content_encoding": (
+        "documents",
+        "a Content-Encoding the reader cannot undo (named in the detail) "
+        "over bytes that are not text",
+    ),
     # web-graph text (python -m ingest graph)
     "wrong_column_count": ("graph", "a line with too many or too few tab-separated fields"),
+    "merged_www_twin": ("graph", "a ranks line merged into its host's row (www and bare name)"),
     # host index (python -m ingest host-index)
     "missing_surt_host_name": ("host-index", "a host-index row without a host key"),
     "bad_surt_host_name": ("host-index", "a host key outside the host-name alphabet"),
@@ -88,6 +103,10 @@ REJECTED: dict[str, tuple[str, str]] = {
         "annotations",
         "a label probability below 1/2 for its label",
     ),
+    "int_score_disagrees_with_score": (
+        "annotations",
+        "a FineWeb-Edu int_score other than round(clip(score, 0, 5)), ties to even",
+    ),
     # scores computed elsewhere (python -m ingest scores)
     "missing_classifier": ("scores", "a score row without a classifier"),
     "missing_doc_id": ("scores", "a score row without a document id"),
@@ -103,6 +122,23 @@ REJECTED: dict[str, tuple[str, str]] = {
 
 # Values nulled in records that are still written: reason -> what it means.
 NULLED: dict[str, tuple[str, str]] = {
+    "content_encoding_not_applied": (
+        "documents",
+        "a Content-Encoding the stored payload does not carry: the payload taken as stored "
+        "(Common Crawl before CC-MAIN-2018-34)",
+    ),
+    "transfer_encoding_not_applied": (
+        "documents",
+        "a Transfer-Encoding the stored payload does not carry: the payload taken as stored",
+    ),
+    "content_length_understated": (
+        "documents",
+        "a Content-Length up to 8 bytes short of the block: the page kept without those bytes",
+    ),
+    "malformed_identified_content_language": (
+        "documents",
+        "a WET WARC-Identified-Content-Language that is no language code",
+    ),
     "missing_warc_date": ("documents", "no WARC-Date (fetched_at is null)"),
     "bad_warc_date": ("documents", "a WARC-Date that is no ISO 8601 date"),
     "malformed_languages_cld2": (
@@ -116,6 +152,15 @@ NULLED: dict[str, tuple[str, str]] = {
     "fetch_200_lote_above_fetch_200": (
         "host-index",
         "more low-text 200s than 200s (both nulled)",
+    ),
+    "unknown_category_label": (
+        "annotations",
+        "a GneissWeb category label the profile does not know, or a category score without one",
+    ),
+    "category_score_out_of_range": ("annotations", "a GneissWeb category score outside [0, 1]"),
+    "category_score_not_predicted_label_probability": (
+        "annotations",
+        "a GneissWeb category label probability below 1/2 for its label",
     ),
 }
 

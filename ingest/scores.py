@@ -20,7 +20,12 @@ is :mod:`ingest.score_files`; this module matches its rows with the lake and com
   with both is refused). Every classifier must be a precomputed row of the registry, else the
   file is refused, naming file and classifier;
 * ``score`` (or the column ``--score-column`` names, e.g. NeMo Curator's
-  ``fineweb-mixtral-edu-score-float``): the raw value (numeric; in CSV, text parsed as a number).
+  ``fineweb-mixtral-edu-score-float``, DCLM-baseline's
+  ``fasttext_openhermes_reddit_eli5_vs_rw_v2_bigram_200k_train_prob``, FineWeb2-HQ's
+  ``quality_score`` or datatrove's ``metadata.score``): the raw value (numeric; in CSV, text
+  parsed as a number). The id, URL and crawl columns can be named too (``--id-column``,
+  ``--url-column``, ``--crawl-column``), nested struct fields included: how a name is found,
+  and what is refused, is in :mod:`ingest.score_files`.
 
 A raw score v becomes ``v / score_scale``, after clipping to [0, score_scale] for
 ``precomputed_clipped``. Each row is written or rejected, by reason, in this order:
@@ -69,13 +74,21 @@ from ingest.parquet_input import is_crawl_id
 from ingest.quality import ClassifierEntry
 from ingest.score_files import (
     SUFFIXES,
+    ScoreColumns,
     ScoresIngestError,
     check_classifiers,
     normalise,
     read_columns,
 )
 
-__all__ = ["SUFFIXES", "TABLE", "ScoresIngestError", "ingest_scores", "is_score_file"]
+__all__ = [
+    "SUFFIXES",
+    "TABLE",
+    "ScoreColumns",
+    "ScoresIngestError",
+    "ingest_scores",
+    "is_score_file",
+]
 
 log = logging.getLogger(__name__)
 
@@ -112,11 +125,20 @@ def _committed_files(lake: Path, parts: dict[str, dict], table: str) -> list[str
     return [str(path) for path in files if path.is_file()]
 
 
-def _register_lake(con: duckdb.DuckDBPyConnection, lake: Path) -> None:
-    """Views of the committed documents and scores (``committed_documents``/``_scores``)."""
+def _register_lake(con: duckdb.DuckDBPyConnection, lake: Path, ingested_again: str) -> None:
+    """Views of the committed documents and scores (``committed_documents``/``_scores``).
+
+    The score parts of ``ingested_again`` (the file key of the input being read, committed
+    already when it is ingested again, and kept so until its new copy replaces it) are left out:
+    its rows are no duplicates of themselves.
+    """
     parts = committed_parts(lake)
     documents = _committed_files(lake, parts, "documents")
-    scores = _committed_files(lake, parts, TABLE)
+    scores = [
+        name
+        for name in _committed_files(lake, parts, TABLE)
+        if Path(name).stem != f"part-{ingested_again}"
+    ]
     if documents:
         con.read_parquet(documents, hive_partitioning=True).select(
             "doc_id, url, crawl"
@@ -224,8 +246,13 @@ order by judged.position
 """
 
 
-def _judge(lake: Path, rows: pa.Table, key: str, entries: list[ClassifierEntry]) -> pa.Table:
-    """Each row's reason (null: written), resolved document, crawl and score in [0, 1]."""
+def _judge(
+    lake: Path, rows: pa.Table, key: str, entries: list[ClassifierEntry], file: str
+) -> pa.Table:
+    """Each row's reason (null: written), resolved document, crawl and score in [0, 1].
+
+    ``file`` is the input's file key (its own committed rows, if any, are not duplicates).
+    """
     scales = pa.table(
         {
             "classifier": [entry.classifier for entry in entries],
@@ -240,7 +267,7 @@ def _judge(lake: Path, rows: pa.Table, key: str, entries: list[ClassifierEntry])
     try:
         con.register("input_rows", rows)
         con.register("scales", scales)
-        _register_lake(con, lake)
+        _register_lake(con, lake, file)
         return con.sql(_JUDGE.format(match=_MATCH[key], key=key)).to_arrow_table()
     finally:
         con.close()
@@ -271,18 +298,17 @@ def _ingest_file(
     registry: dict[str, ClassifierEntry],
     classifier: str | None,
     crawl: str | None,
-    score_column: str,
+    columns: ScoreColumns,
     max_reject_rate: float,
 ) -> dict:
     started = datetime.now(UTC)
-    rows, key, drift = normalise(
-        path, read_columns(path, score_column), score_column, classifier, crawl
-    )
+    table, sources = read_columns(path, columns)
+    rows, key, drift = normalise(path, table, sources, classifier, crawl, columns.score)
     entries = check_classifiers(path, rows, registry)
     report = IngestReport(path, read=rows.num_rows, drift=drift)
     for note in drift:
         log.info("%s: schema drift: %s", path, note)
-    judged = _judge(lake, rows, key, entries)
+    judged = _judge(lake, rows, key, entries, file_key(sha))
     reasons = np.asarray(judged.column("reason").to_numpy(zero_copy_only=False), dtype=object)
     report.reject_rows(
         [(reason, reasons == reason) for reason in REASONS], 1, _describe(rows)
@@ -327,6 +353,9 @@ def ingest_scores(
     score_column: str = "score",
     max_reject_rate: float = 0.001,
     replace: bool = False,
+    id_column: str | None = None,
+    url_column: str | None = None,
+    crawl_column: str | None = None,
 ) -> list[dict]:
     """Ingest score files (Parquet/CSV) of precomputed classifiers; return new manifest rows.
 
@@ -340,10 +369,13 @@ def ingest_scores(
         entries: the classifier registry (all its rows).
         classifier: the classifier of files without a ``classifier`` column.
         crawl: the crawl of files without a crawl column or ``crawl=<id>`` folder.
-        score_column: the column holding the raw score.
+        score_column: the column holding the raw score (a dotted path reaches a struct's field).
         max_reject_rate: the largest share of rows a file may have rejected for reasons
             other than ``unknown_document``.
         replace: uncommit files already in the lake and ingest them again.
+        id_column: the column holding the WARC-Record-ID (default ``doc_id`` or ``id``).
+        url_column: the column holding the URL, for files matched by URL (default ``url``).
+        crawl_column: the column holding the crawl (default ``crawl`` or ``dump``).
 
     Raises:
         ScoresIngestError: a file refused (unreadable, missing columns, a classifier that is
@@ -356,10 +388,9 @@ def ingest_scores(
     if crawl is not None and not is_crawl_id(crawl):
         raise ScoresIngestError(f"not a crawl id: {crawl!r} (expected CC-MAIN-YYYY-WW)")
     registry = {entry.classifier: entry for entry in entries}
+    columns = ScoreColumns(id_column, url_column, crawl_column, score_column)
     with table_lock(lake, [TABLE]):
         return [
-            _ingest_file(
-                path, sha, lake, registry, classifier, crawl, score_column, max_reject_rate
-            )
+            _ingest_file(path, sha, lake, registry, classifier, crawl, columns, max_reject_rate)
             for path, sha in new_inputs(lake, TABLE, files, replace=replace)
         ]

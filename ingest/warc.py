@@ -1,7 +1,12 @@
-"""Reading WARC and WET files: everything read comes out as a page, a rejection, or a break.
+"""Reading WARC, WET and ARC files: everything read comes out as a page, a rejection, or a break.
 
-**What is read.** The reader parses the WARC records itself (gzip members inflated with
-:mod:`zlib`), so that every byte of the file is accounted for. What :func:`read_captures` yields,
+**What is read.** The reader parses the records itself (gzip members inflated with :mod:`zlib`,
+LZ4 frames decoded with the ``lz4`` package, see :mod:`ingest.warc_members`), so that every byte
+of the file is accounted for. An ARC file (Common Crawl's 2008–2012 crawls; a ``filedesc://``
+version block, then one header line and the HTTP response per record) is read record by record
+as if each were a WARC ``response`` (:func:`ingest.warc_records._read_arc_record` says how its
+header line maps, and the record id ARC lacks is derived); damage in it is told as in a WARC
+file. What :func:`read_captures` yields,
 in file order, is exactly one item per *record read*, where a record read is
 
 * a *capture*: a ``response``, ``revisit``, ``resource`` or ``conversion`` record, or a record of
@@ -47,16 +52,27 @@ is read. A payload that itself holds such a line can make that resumption start 
 records that do not parse are then counted as damaged too, never silently dropped.
 
 **Per record.** One bad record never stops the file. A capture without ``WARC-Record-ID`` is
-rejected (``missing_record_id``), a response or conversion without a usable http(s)
+rejected (``missing_record_id``), one whose id is no ``"<" uri ">"`` with an absolute URI inside
+(WARC 1.1 §5.2: white space, a NUL or other control character, no scheme) too
+(``bad_record_id``), a WET record whose ``WARC-Refers-To`` is no record id (§5.11) too
+(``bad_refers_to``), a response or conversion without a usable http(s)
 ``WARC-Target-URI`` too (``missing_target_uri``, ``bad_target_uri``), a block longer than
 :data:`MAX_PAYLOAD` is skipped unread and a payload that inflates past it is not inflated further
 (``payload_too_large``), and any other exception while a record is interpreted becomes an
 ``unreadable_record`` rejection whose ``detail`` keeps the exception's type and text. Values that
 cannot be read but do not make a page unusable are set to ``None`` and named in the page's
-``nulled`` (``bad_warc_date``, ``missing_warc_date``, ``malformed_languages_cld2``).
+``nulled`` (``bad_warc_date``, ``missing_warc_date``, ``malformed_languages_cld2``, and a WET
+``WARC-Identified-Content-Language`` that is no language code,
+``malformed_identified_content_language``); so are the ways a page was read as stored rather
+than as its headers say: a coding named that the payload does not carry
+(``content_encoding_not_applied``, ``transfer_encoding_not_applied``) and a block longer than
+its ``Content-Length`` by up to ``_TRAILER_SLACK`` bytes (``content_length_understated``, the
+payload without them).
 
-The HTTP message is split here: status line, headers, chunked transfer coding and gzip/deflate
-content coding.
+The HTTP message is split here: status line, headers, then the transfer and content codings,
+each undone only when the bytes carry it (:func:`ingest.warc_http.decode_body`: Common Crawl's
+crawls before CC-MAIN-2018-34 kept the coding headers over payloads stored decoded); a coding
+this reader does not know, over bytes that are not text, is ``unsupported_content_encoding``.
 
 A WET ``conversion`` record has an id of its own; the page it was made from is named by its
 ``WARC-Refers-To`` header (the response record's ``WARC-Record-ID``, FineWeb's ``id``), and that
@@ -73,12 +89,15 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from ingest.languages import is_language_code
 from ingest.warc_http import (
     TooLargeError,
+    UnknownCodingError,
     content_type,
     decode_body,
     metadata_languages,
     parse_date,
+    record_id_problem,
     split_http,
     target_uri,
     warc_fields,
@@ -87,7 +106,7 @@ from ingest.warc_items import Break, FileHead, Page, Rejection, TextPage
 from ingest.warc_members import ByteSource
 from ingest.warc_records import Damage, Record, Stop, records
 
-__all__ = ["read_captures", "read_head"]
+__all__ = ["read_captures", "read_head", "unreadable_format"]
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _WARC_TYPES = frozenset(
@@ -114,8 +133,10 @@ def read_head(path: Path) -> FileHead:
     ``warcinfo``, ``request`` and other ``metadata`` records before it are passed over; the first
     ``warcinfo`` record gives ``isPartOf``.
 
-    The kind is ``not_warc`` when the file does not start with a WARC record: it is empty, or its
-    first bytes (inflated, when it is gzipped) are no ``WARC/x.y`` version line, or it is no gzip
+    The kind is ``arc`` for an ARC file (its first record is a ``filedesc://`` version block; its
+    records are read as responses). It is ``not_warc`` when the file does not start with a WARC
+    or ARC record: it is empty, or its first bytes (decompressed, when it is gzipped or in LZ4
+    frames) are no ``WARC/x.y`` version line, or it is no gzip
     data past its magic number (a damaged first gzip member followed by readable WARC members is
     read past). It is ``unknown`` when WARC records are read but none tells the kind.
 
@@ -130,7 +151,8 @@ def read_head(path: Path) -> FileHead:
     kind = "unknown"
     try:
         with path.open("rb") as handle:
-            for event in records(ByteSource(handle)):
+            source = ByteSource(handle)
+            for event in records(source):
                 if isinstance(event, Stop):
                     break
                 headers = event.headers
@@ -139,6 +161,9 @@ def read_head(path: Path) -> FileHead:
                         continue  # resynchronised past a damaged member
                     break
                 seen_header = True
+                if source.arc:
+                    kind = "arc"  # ARC holds responses only (read_captures reads them)
+                    break
                 record_type = headers.get("warc-type", "").lower()
                 if record_type == "warcinfo":
                     if not seen_warcinfo and isinstance(event, Record):
@@ -159,6 +184,28 @@ def read_head(path: Path) -> FileHead:
     except OSError:
         pass
     return FileHead(kind if seen_header else "not_warc", is_part_of)
+
+
+# Compressed formats the reader does not read, by their magic numbers, for the refusal message.
+_OTHER_FORMATS = (
+    (b"\x28\xb5\x2f\xfd", "a Zstandard-compressed file (.warc.zst is not read)"),
+    (b"BZh", "a bzip2-compressed file (not read)"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file (not read)"),
+    (b"PK\x03\x04", "a ZIP archive (not read)"),
+)
+
+
+def unreadable_format(path: Path) -> str:
+    """Why a file whose first bytes hold no record is refused, naming what it seems to be."""
+    with path.open("rb") as handle:
+        first = handle.read(16)
+    for magic, what in _OTHER_FORMATS:
+        if first.startswith(magic):
+            return f"not a WARC or WET file, nor an ARC file: {what}"
+    return (
+        "not a WARC or WET file, nor an ARC file (uncompressed, gzip or LZ4): its first bytes "
+        "are no WARC record or ARC version block, and no record follows"
+    )
 
 
 def read_captures(path: Path) -> Iterator[Page | TextPage | Rejection | Break]:
@@ -220,12 +267,6 @@ def read_captures(path: Path) -> Iterator[Page | TextPage | Rejection | Break]:
         yield pending
 
 
-def _names_a_record(record_id: str) -> bool:
-    """Whether a WARC-Record-ID (or WARC-Refers-To) names something: ``<uri>``, not ``<>``."""
-    inner = record_id[1:-1] if record_id.startswith("<") and record_id.endswith(">") else record_id
-    return bool(inner.strip())
-
-
 def _interpret(
     record: Record, pending: Page | None
 ) -> tuple[list[Page | TextPage | Rejection], Page | None]:
@@ -255,8 +296,11 @@ def _interpret(
 
     if kind not in _WARC_TYPES:
         return reject("unknown_warc_type", f"WARC-Type {kind!r}" if kind else "no WARC-Type")
-    if not _names_a_record(record_id):
+    problem = record_id_problem(record_id)
+    if problem == "missing":
         return reject("missing_record_id")
+    if problem == "bad":  # WARC 1.1 §5.2: "<" uri ">", an absolute URI without white space
+        return reject("bad_record_id", repr(record_id[:200]))
     if record.block is None:
         return reject("payload_too_large", f"a block of {record.length} bytes")
     if kind == "revisit":
@@ -270,16 +314,25 @@ def _interpret(
         return reject(bad_url or "bad_target_uri", headers.get("warc-target-uri", "")[:200])
     fetched_at, bad_date = parse_date(headers.get("warc-date"))
     nulled = (bad_date,) if bad_date else ()
+    if record.understated:  # stray block bytes before the record's end: kept out of the payload
+        nulled += ("content_length_understated",)
     digest = headers.get("warc-payload-digest")
     if kind == "conversion":
         response_id = headers.get("warc-refers-to", "").strip()
-        if not _names_a_record(response_id):  # no way to tell which capture the text is of
+        problem = record_id_problem(response_id)
+        if problem == "missing":  # no way to tell which capture the text is of
             return reject("missing_refers_to")
+        if problem == "bad":  # WARC 1.1 §5.11: a record id, "<" uri ">" as in §5.2
+            return reject("bad_refers_to", repr(response_id[:200]))
         languages = tuple(
             code.strip()
             for code in headers.get("warc-identified-content-language", "").split(",")
             if code.strip()
         )
+        if not all(is_language_code(code) for code in languages):
+            # Common Crawl's header holds ISO 639-3 codes; anything else is no language.
+            languages = ()
+            nulled += ("malformed_identified_content_language",)
         text = record.block.decode("utf-8", "replace")
         if not text.strip():
             return reject("empty_payload")
@@ -290,7 +343,7 @@ def _interpret(
     if isinstance(result, Rejection):
         items.append(result)
         return items, None
-    result.nulled = nulled
+    result.nulled = nulled + result.nulled
     return items, result
 
 
@@ -312,11 +365,13 @@ def _response(
     if mime not in _HTML_TYPES:
         return Rejection(record_id, offset, "non_html", detail=mime[:80])
     try:
-        payload = decode_body(headers, body)
+        payload, not_applied = decode_body(headers, body)
     except TooLargeError as error:
         return Rejection(record_id, offset, "payload_too_large", detail=str(error))
+    except UnknownCodingError as error:  # the detail names the coding
+        return Rejection(record_id, offset, "unsupported_content_encoding", detail=str(error))
     except (ValueError, zlib.error) as error:
         return Rejection(record_id, offset, "undecodable_payload", detail=str(error))
     if not payload.strip():
         return Rejection(record_id, offset, "empty_payload")
-    return Page(record_id, url, offset, fetched_at, payload, charset, digest)
+    return Page(record_id, url, offset, fetched_at, payload, charset, digest, nulled=not_applied)

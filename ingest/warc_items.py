@@ -39,7 +39,11 @@ class Page:
     """An HTTP 200 HTML response (the payload decoded from transfer and content codings).
 
     ``nulled`` names the values set to ``None`` because they could not be read
-    (``bad_warc_date``, ``missing_warc_date``, ``malformed_languages_cld2``).
+    (``bad_warc_date``, ``missing_warc_date``, ``malformed_languages_cld2``) and the ways the
+    payload was read as stored rather than as its headers say (``content_encoding_not_applied``,
+    ``transfer_encoding_not_applied``, ``content_length_understated``); each is counted in the
+    file's books. A page read from an ARC file has a derived ``record_id`` (``<urn:sha1:…>``)
+    and no ``payload_digest``.
     """
 
     record_id: str
@@ -59,7 +63,8 @@ class TextPage:
 
     ``record_id`` is the id of the response record the text was extracted from (the conversion
     record's ``WARC-Refers-To``), not the conversion record's own ``WARC-Record-ID``. ``nulled``
-    as for :class:`Page`.
+    as for :class:`Page` (and ``malformed_identified_content_language`` when the header holds
+    something that is no language code: ``languages`` is then empty).
     """
 
     record_id: str
@@ -68,7 +73,7 @@ class TextPage:
     fetched_at: datetime | None
     text: str
     payload_digest: str | None
-    languages: tuple[str, ...]  # ISO 639-3 codes from WARC-Identified-Content-Language
+    languages: tuple[str, ...]  # WARC-Identified-Content-Language's codes (ISO 639-3), checked
     nulled: tuple[str, ...] = ()
 
 
@@ -93,7 +98,7 @@ class Rejection:
 class FileHead:
     """What the first records of a WARC-format file say about it (see :func:`read_head`)."""
 
-    kind: str  # 'warc', 'wet', 'wat', 'not_warc', or 'unknown' when no record tells
+    kind: str  # 'warc', 'wet', 'wat', 'arc', 'not_warc', or 'unknown' when no record tells
     is_part_of: str | None  # the isPartOf field of its first warcinfo record, if any
 
 

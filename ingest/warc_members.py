@@ -1,11 +1,14 @@
-"""The gzip member reader of WARC files: decompressed bytes, and where each gzip member starts.
+"""The member reader of WARC and ARC files: decompressed bytes, and where each member starts.
 
-:class:`ByteSource` inflates a WARC file (gzipped per record, gzipped with many records per member,
-or not gzipped at all) a step at a time, maps decompressed positions back to the file offsets of
-their gzip members, and finds the next gzip member that starts a WARC record after damage. The
-three exceptions say how a read fell short: :class:`StreamError` (a member that does not
-inflate), :class:`CutError` (the file ends inside a record), :class:`MalformedError` (a record
-whose framing is wrong).
+:class:`ByteSource` decompresses a WARC or ARC file a step at a time: gzipped per record or with
+many records per member (``.warc.gz``, ``.arc.gz``), framed in LZ4 frames the same ways
+(``.warc.lz4``, the LZ4 frame format, read with the ``lz4`` package), or not compressed at all.
+A *member* is a gzip member or an LZ4 frame. It maps decompressed positions back to the file
+offsets of their members, tells a WARC file from an ARC file by its first record (an ARC file's
+starts with its ``filedesc://`` version block), and finds the next member that starts a record
+after damage. The three exceptions say how a read fell short: :class:`StreamError` (a member that
+does not decompress), :class:`CutError` (the file ends inside a record), :class:`MalformedError`
+(a record whose framing is wrong).
 """
 
 from __future__ import annotations
@@ -20,8 +23,60 @@ _READ_SIZE = 1 << 16  # compressed bytes read from the file at a time
 INFLATE_STEP = 1 << 20  # decompressed bytes produced at a time
 _COMPACT_AT = 1 << 20  # consumed buffer bytes kept before they are dropped
 _DETECT_LIMIT = 1 << 20  # bytes searched for a gzip member when the first one is damaged
-_GZIP_MAGIC = b"\x1f\x8b\x08"
+_GZIP_MAGIC = b"\x1f\x8b\x08"  # RFC 1952 §2.3.1: ID1 ID2 and CM = 8
+_LZ4_MAGIC = b"\x04\x22\x4d\x18"  # the LZ4 frame format's magic number, 0x184D2204 little-endian
+_LZ4_FEED = 4096  # compressed bytes handed to the LZ4 decoder at a time (bounds its output)
 VERSION_LINE = re.compile(rb"WARC/[0-9]{1,3}\.[0-9]{1,3}\r?\n")
+# An ARC record's header line (ARC v1: URL IP-address Archive-date Content-type Archive-length;
+# v2 adds fields between the type and the length): a URL with a scheme, then a 14-digit date
+# somewhere after it, and a decimal length last.
+ARC_LINE = re.compile(
+    rb"[A-Za-z][A-Za-z0-9+.\-]{0,31}:[^\n]{0,8192}? [0-9]{14} [^\n]{0,8192}? ?[0-9]{1,18}\r?\n"
+)
+ARC_START = b"filedesc://"
+
+
+class _Lz4Frame:
+    """One LZ4 frame decoded with zlib's ``decompressobj`` interface (what ByteSource uses).
+
+    At most ``_LZ4_FEED`` compressed bytes are decoded per call, so one call yields at most a
+    few of the frame's blocks (4 MiB each at most); the rest is ``unconsumed_tail``.
+    """
+
+    def __init__(self) -> None:
+        import lz4.frame
+
+        self._decoder = lz4.frame.LZ4FrameDecompressor()
+        self.eof = False
+        self.unused_data = b""
+        self.unconsumed_tail = b""
+
+    def decompress(self, data: bytes, max_length: int = 0) -> bytes:
+        piece, self.unconsumed_tail = data[:_LZ4_FEED], data[_LZ4_FEED:]
+        try:
+            out = self._decoder.decompress(piece)
+        except RuntimeError as error:  # lz4.frame's error for data that is no LZ4 frame
+            raise zlib.error(f"LZ4 frame does not decode: {error}") from None
+        if self._decoder.eof:
+            self.eof = True
+            self.unused_data = (self._decoder.unused_data or b"") + self.unconsumed_tail
+            self.unconsumed_tail = b""
+        return out
+
+
+def _new_decoder(kind: str):  # a zlib decompressobj or an _Lz4Frame
+    return _Lz4Frame() if kind == "lz4" else zlib.decompressobj(16 + zlib.MAX_WBITS)
+
+
+def _magic(kind: str) -> bytes:
+    return _LZ4_MAGIC if kind == "lz4" else _GZIP_MAGIC
+
+
+def _plausible_header(kind: str, data: bytes, index: int) -> bool:
+    """Whether the magic number at ``index`` starts a plausible member header."""
+    if kind == "lz4":  # FLG's version bits are 01 (LZ4 frame format §"Frame descriptor")
+        return index + 5 <= len(data) and data[index + 4] >> 6 == 1
+    return data[index + 3] & 0xE0 == 0  # gzip: reserved FLG bits clear
 
 
 class StreamError(Exception):
@@ -59,8 +114,12 @@ class ByteSource:
         self.handle = handle
         first = handle.read(_READ_SIZE)
         handle.seek(0)
-        self.gzipped = first.startswith(b"\x1f\x8b")
-        self.multi_record_members = False  # seen a gzip member holding more than one record
+        # ``gzipped``: the file is framed in members (gzip members or LZ4 frames, ``member_kind``)
+        self.member_kind = "lz4" if first.startswith(_LZ4_MAGIC) else "gzip"
+        self.gzipped = first.startswith(b"\x1f\x8b") or first.startswith(_LZ4_MAGIC)
+        self.arc: bool | None = None  # an ARC file (records start with ARC_LINE); told below
+        self.multi_record_members = False  # seen a member holding more than one record
+        self.arc_fields = 5  # fields of an ARC header line (its version block names them)
         self.buffer = bytearray()
         self.start = 0  # position of buffer[0]
         self.cursor = 0  # index in buffer of the next byte to read
@@ -72,10 +131,23 @@ class ByteSource:
         self._raw_offset = 0  # file offset of _raw[0]
         self._inflater: zlib._Decompress | None = None
         self._member_offset = 0
-        if first and not self.gzipped and not VERSION_LINE.match(first.lstrip(b"\r\n")):
+        plain = first.lstrip(b"\r\n")
+        if (
+            first
+            and not self.gzipped
+            and not VERSION_LINE.match(plain)
+            and not plain.startswith(ARC_START)
+        ):
             # A gzip file whose first member header is damaged is still read as gzip.
             self.gzipped = self.find_member(-1, limit=_DETECT_LIMIT)[0] is not None
             handle.seek(0)
+        self.fill_to(len(ARC_START) + 2)
+        self.arc = bytes(self.buffer).lstrip(b"\r\n").startswith(ARC_START)
+
+    @property
+    def unit(self) -> str:
+        """What a member of this file is called in messages."""
+        return "LZ4 frame" if self.member_kind == "lz4" else "gzip member"
 
     # -- producing bytes
 
@@ -107,7 +179,7 @@ class ByteSource:
             try:
                 out = self._inflater.decompress(data, INFLATE_STEP)
             except zlib.error as error:
-                self._fail(self._member_offset, f"gzip member does not inflate: {error}")
+                self._fail(self._member_offset, f"{self.unit} does not decompress: {error}")
                 return False
             if self._inflater.eof:
                 rest = self._inflater.unused_data
@@ -126,16 +198,18 @@ class ByteSource:
         if not self._raw:
             self.ended = True
             return False
-        if len(self._raw) < 10 and _GZIP_MAGIC.startswith(self._raw[:3]):
-            self.truncated_member = self._raw_offset  # the file ends inside a gzip header
+        magic = _magic(self.member_kind)
+        shortest = 7 if self.member_kind == "lz4" else 10  # the smallest member header
+        if len(self._raw) < shortest and magic.startswith(self._raw[: len(magic)]):
+            self.truncated_member = self._raw_offset  # the file ends inside a member header
             self.ended = True
             return False
-        if not self._raw.startswith(_GZIP_MAGIC):
-            self._fail(self._raw_offset, f"no gzip member header: {self._raw[:8]!r}")
+        if not self._raw.startswith(magic):
+            self._fail(self._raw_offset, f"no {self.unit} header: {self._raw[:8]!r}")
             return False
         self._member_offset = self._raw_offset
         self.members.append((self.start + len(self.buffer), self._raw_offset))
-        self._inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._inflater = _new_decoder(self.member_kind)
         return True
 
     def _fail(self, offset: int, message: str) -> None:
@@ -227,9 +301,10 @@ class ByteSource:
         return any(p == position for p, _ in self.members)
 
     def starts_record(self, position: int) -> bool:
-        """Whether the bytes held at ``position`` are a WARC version line."""
+        """Whether the bytes held at ``position`` start a record (ARC_LINE or VERSION_LINE)."""
         index = position - self.start
-        return bool(VERSION_LINE.match(self.buffer, index)) if index >= 0 else False
+        pattern = ARC_LINE if self.arc else VERSION_LINE
+        return bool(pattern.match(self.buffer, index)) if index >= 0 else False
 
     def find_member(self, after: int, limit: int | None = None) -> tuple[int | None, int]:
         """The file offset of the first gzip member after ``after`` that starts a WARC record.
@@ -240,6 +315,7 @@ class ByteSource:
         passed = 0
         position = after + 1
         carry = b""
+        magic = _magic(self.member_kind)
         while limit is None or position <= after + limit:
             self.handle.seek(position)
             chunk = self.handle.read(_READ_SIZE)
@@ -247,33 +323,36 @@ class ByteSource:
                 return None, passed
             data = carry + chunk
             base = position - len(carry)
-            index = data.find(_GZIP_MAGIC)
-            while index != -1 and index + 4 <= len(data):
+            index = data.find(magic)
+            while index != -1 and index + len(magic) + 1 <= len(data):
                 candidate = base + index
-                if data[index + 3] & 0xE0 == 0:  # reserved FLG bits clear: a plausible header
+                if _plausible_header(self.member_kind, data, index):
                     if self._member_starts_record(candidate):
                         return candidate, passed
                     passed += 1
-                index = data.find(_GZIP_MAGIC, index + 1)
-            carry = data[-3:]
+                index = data.find(magic, index + 1)
+            carry = data[-len(magic) :]
             position = base + len(data)
         return None, passed
 
     def _member_starts_record(self, offset: int) -> bool:
         self.handle.seek(offset)
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        inflater = _new_decoder(self.member_kind)
         out = b""
         for _ in range(8):
             chunk = self.handle.read(_READ_SIZE // 4)
             if not chunk:
                 break
             try:
-                out += inflater.decompress(chunk, 64)
+                out += inflater.decompress(inflater.unconsumed_tail + chunk, 1024 - len(out))
             except zlib.error:
                 return False
-            if len(out) >= 16 or inflater.eof:
+            if len(out) >= 1024 or inflater.eof:
                 break
-        return bool(VERSION_LINE.match(out))
+        arc = bool(ARC_LINE.match(out) or out.startswith(ARC_START))
+        if self.arc is None:  # the file's kind is not told yet: either kind of record
+            return arc or bool(VERSION_LINE.match(out))
+        return arc if self.arc else bool(VERSION_LINE.match(out))
 
     def restart(self, offset: int) -> None:
         """Read on from the gzip member at file offset ``offset``."""

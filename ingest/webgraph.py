@@ -9,9 +9,38 @@ Three text formats, all gzip, TAB-separated, one record per line:
 * vertices, ``<id>\t<rev_host>``, no header → ``host_vertices``.
 * edges, ``<from_id>\t<to_id>``, no header → ``host_edges``.
 
-Host names become SURT keys (``com.example.sub`` → ``com,example,sub``). Every line is either
-written or rejected with its line number and a reason; a file with more than
-``max_reject_rate`` rejected lines fails and publishes nothing.
+Host names become the warehouse's host keys (``com.example.sub`` → ``com,example,sub``), one key
+per host in every release: releases from ``cc-main-2025-26-nov-dec-jan`` on keep a leading
+``www`` in vertex names (``com.facebook.www`` beside ``com.facebook``, two vertices), while
+documents and the host index key ``www.facebook.com`` as ``com,facebook``. So a name ending in
+``www`` (more than two labels) loses that label (:func:`ingest.hosts.graph_host_key`), in every
+release alike (older ones dropped it before naming vertices, so nothing changes there):
+
+* **ranks**: a ``www`` vertex whose bare host is a vertex too is merged with it into one row.
+  Each measure keeps the position and value of the vertex *it* ranks higher (harmonic
+  centrality from one vertex, PageRank perhaps from the other): the crawler fetches both names
+  under one host key, and the name the graph finds more central is the site's main entry point
+  (``com.facebook.www`` is rank 1, ``com.facebook`` rank 27 in cc-main-2026-apr-may-jun), so
+  no measure is lowered by the merge and neither depends on which measure picks a "better"
+  vertex. Positions are kept as published, not recomputed: a position is still the graph's
+  rank of the value beside it and unique in its release, but a merged twin's position is left
+  out, so positions are no longer a permutation (models rank values themselves where they
+  need dense ranks). The less central twin's line counts as rejected for
+  ``merged_www_twin`` (not towards ``max_reject_rate``), and the file's ``schema_drift``
+  says how many ``www`` vertices were merged and how many only renamed (no bare vertex);
+* **vertices**: one row per vertex still, keyed the same way, so a host with both names has
+  two vertex ids and the edges of either join its one key (``schema_drift`` counts the
+  ``www`` vertices); **edges** are vertex ids and unchanged.
+
+The merge needs every vertex of the release at once: when a ranks file has ``www`` vertices,
+its rows, written as read, are grouped by key by DuckDB (spilling to disk within
+``_MERGE_MEMORY``) into the part that is committed; a file without any is written in one pass,
+as before.
+
+Every line is either written or rejected with its line number and a reason; a file with more
+than ``max_reject_rate`` rejected lines fails and publishes nothing. A ranks file with its
+header and no lines is refused (a release's ranks list every host of its graph: no lines means
+a cut download), naming the file; nothing is committed.
 
 What is rejected and what is nulled:
 
@@ -48,11 +77,15 @@ from __future__ import annotations
 import csv as csv_text
 import hashlib
 import logging
+import os
 import re
+import shutil
+import tempfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from hostaware import paths
@@ -66,8 +99,10 @@ from ingest.graph_text import (
     TextFormat,
     read_text_table,
 )
-from ingest.hosts import rev_hosts_to_surt
+from ingest.hosts import graph_host_keys
 from ingest.lake import (
+    FinishedPart,
+    IngestReport,
     LakeError,
     PartWriter,
     commit_parts,
@@ -106,18 +141,18 @@ _LISTING_SUFFIXES = (".paths.gz", ".paths")
 # ----------------------------------------------------------------------- into the lake
 
 
-def _to_lake(text_format: TextFormat, batch: pa.RecordBatch) -> pa.RecordBatch:
+def _to_lake(text_format: TextFormat, batch: pa.RecordBatch) -> tuple[pa.RecordBatch, int]:
+    """A read batch as lake rows, host names keyed; and how many names lost a ``www``."""
+    if text_format is EDGES:
+        return pa.RecordBatch.from_arrays(batch.columns, schema=schemas.HOST_EDGES), 0
+    keys, dropped = graph_host_keys(batch.column("host_rev"))
     if text_format is RANKS:
-        return pa.RecordBatch.from_arrays(
-            [rev_hosts_to_surt(batch.column("host_rev")), *batch.columns[:4]],
-            schema=schemas.HOST_RANKS,
+        rows = pa.RecordBatch.from_arrays([keys, *batch.columns[:4]], schema=schemas.HOST_RANKS)
+    else:
+        rows = pa.RecordBatch.from_arrays(
+            [batch.column("vertex_id"), keys], schema=schemas.HOST_VERTICES
         )
-    if text_format is VERTICES:
-        return pa.RecordBatch.from_arrays(
-            [batch.column("vertex_id"), rev_hosts_to_surt(batch.column("host_rev"))],
-            schema=schemas.HOST_VERTICES,
-        )
-    return pa.RecordBatch.from_arrays(batch.columns, schema=schemas.HOST_EDGES)
+    return rows, int(np.count_nonzero(dropped))
 
 
 _TABLE_OF = {"ranks": "host_ranks", "vertices": "host_vertices", "edges": "host_edges"}
@@ -148,22 +183,142 @@ def _ingest_file(
     schema, partition = schemas.TABLES[table]
     started = datetime.now(UTC)
     key = release_key(release, sha)
+    www_names = 0
     with PartWriter(
         lake, table, key, schema, partition, column_encoding=_ENCODINGS[table]
     ) as writer:
 
         def sink(batch: pa.RecordBatch) -> None:
-            writer.write(release, _to_lake(text_format, batch))
+            nonlocal www_names
+            rows, dropped = _to_lake(text_format, batch)
+            www_names += dropped
+            writer.write(release, rows)
 
-        report = read_text_table(path, text_format, sink, writer.discard, block_size)
+        def reset() -> None:  # the careful path starts again from the first line
+            nonlocal www_names
+            www_names = 0
+            writer.discard()
+
+        report = read_text_table(path, text_format, sink, reset, block_size)
         report.check(max_reject_rate)
         if report.written != writer.written:
             raise LakeError(f"{path}: {report.written} rows counted, {writer.written} written")
         parts = writer.finish()
+    if www_names and text_format is RANKS:
+        parts = _merge_www_twins(lake, parts, key, report, www_names)
+    elif www_names:
+        report.drift.append(
+            f"host names keep a leading www: {www_names:,} www vertices keyed to their bare "
+            "host (a host with both names has two vertex ids, and the edges of either join "
+            "its one key)"
+        )
     # The old rows go only now that the new file passed: a failed replace keeps the old.
     return commit_parts(
         lake, table, report, sha, parts, started, release=release, key=key, replaces=replaces
     )
+
+
+# A ranks file's rows grouped by host key: each measure's (position, value) from the vertex it
+# ranks higher (the smaller position; a missing position ranks last), rows in position order.
+_MERGE_SQL = """
+with
+
+vertex_rows as (
+    select * from read_parquet({source})
+),
+
+hosts_merged as (
+    select
+        surt_host_name,
+        arg_min(
+            struct_pack(pos := hc_pos, val := hc_val), coalesce(hc_pos, 9223372036854775807)
+        ) as hc,
+        arg_min(
+            struct_pack(pos := pr_pos, val := pr_val), coalesce(pr_pos, 9223372036854775807)
+        ) as pr,
+        count(*) as vertex_count
+    from vertex_rows
+    group by surt_host_name
+)
+
+select
+    surt_host_name,
+    hc.pos as hc_pos,
+    hc.val as hc_val,
+    pr.pos as pr_pos,
+    pr.val as pr_val,
+    vertex_count
+from hosts_merged
+order by hc_pos nulls last, surt_host_name
+"""
+_MERGE_MEMORY = "1GB"  # DuckDB spills beyond it (300M hosts group in a few GB of disk)
+_MERGE_FOLDER_PREFIX = ".graph-merge-"  # under the lake; removed when done, or by the next run
+
+
+def _merge_www_twins(
+    lake: Path, parts: list[FinishedPart], key: str, report: IngestReport, www_names: int
+) -> list[FinishedPart]:
+    """Rewrite a ranks file's finished part with one row per host key (module docstring).
+
+    Returns:
+        The merged part, under its temporary name (the unmerged one is gone).
+    """
+    import duckdb  # only for releases whose names keep www
+
+    (part,) = parts  # a ranks file writes one partition: its release
+    table = "host_ranks"
+    schema, partition = schemas.TABLES[table]
+    release = part.final.split("/")[1].removeprefix(f"{partition}=")
+    with tempfile.TemporaryDirectory(prefix=_MERGE_FOLDER_PREFIX, dir=lake) as scratch:
+        unmerged = Path(scratch) / "unmerged.parquet"
+        os.replace(part.temporary, unmerged)
+        connection = duckdb.connect(
+            config={"memory_limit": _MERGE_MEMORY, "temp_directory": str(Path(scratch) / "spill")}
+        )
+        merged, example = 0, None
+        try:
+            with PartWriter(
+                lake, table, key, schema, partition, column_encoding=_ENCODINGS[table]
+            ) as writer:
+                source = "'" + str(unmerged).replace("'", "''") + "'"
+                result = connection.sql(_MERGE_SQL.format(source=source))
+                for batch in result.to_arrow_reader(1 << 20):
+                    twins = np.asarray(batch.column("vertex_count").to_numpy()) - 1
+                    if example is None and twins.any():
+                        first = int(np.flatnonzero(twins)[0])
+                        example = (batch.column("hc_pos")[first], batch.column(0)[first])
+                    merged += int(twins.sum())
+                    columns = [
+                        batch.column(name).cast(schema.field(name).type) for name in schema.names
+                    ]
+                    writer.write(release, pa.RecordBatch.from_arrays(columns, schema=schema))
+                parts = writer.finish()
+        finally:
+            connection.close()
+    if merged:
+        position, host = example
+        report.written -= merged
+        report.reject(
+            "merged_www_twin",
+            f"hc_pos {position}",
+            f"{host}: its www and bare vertices, one row",
+            count=merged,
+        )
+    if report.read != report.written + report.rejected_count or parts[0].rows != report.written:
+        raise LakeError(f"{report.path}: the www merge lost count of rows (a bug)")
+    report.drift.append(
+        f"host names keep a leading www: {www_names:,} www vertices keyed to their bare host, "
+        f"{merged:,} merged with the bare host's vertex (each measure's position and value "
+        f"from the vertex it ranks higher), {www_names - merged:,} renamed (no bare vertex)"
+    )
+    return parts
+
+
+def _remove_merge_folders(lake: Path) -> None:
+    """Delete what a killed merge left (call under the graph tables' lock)."""
+    for folder in lake.glob(f"{_MERGE_FOLDER_PREFIX}*"):
+        log.info("removing %s, left by an interrupted graph ingest", folder)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def release_key(release: str, sha: str) -> str:
@@ -272,6 +427,7 @@ def ingest_graph(
     _check_known(release, releases_csv)
     with table_lock(lake, _TABLE_OF.values()):
         prepare_tables(lake, _TABLE_OF.values())
+        _remove_merge_folders(lake)
         given = {sha256_of(path) for path, _ in jobs}
         for table in _TABLE_OF.values():
             warn_missing_parts(lake, table, given)

@@ -6,7 +6,8 @@
 Computes the crawl plan for N pages with dbt on a scratch copy of the warehouse (the shared
 warehouse, its exports and ``target/`` are not changed) and writes it as CSV or Parquet
 (``--sample-size K``, ``--exploration-share S``). Exit codes: 0 done, 2 a refused input (one
-line ``python -m plan: error: ...``), 1 an internal error.
+line ``python -m plan: error: ...``), 1 an internal error. Stopped by SIGTERM, SIGHUP or Ctrl-C,
+it stops dbt and removes its scratch folder first, then ends by that signal.
 
 The warehouse defaults to ``$WAREHOUSE_PATH``, else ``$HOSTAWARE_HOME/warehouse.duckdb``
 (``HOSTAWARE_HOME`` defaults to ``./data``), as ``hostaware.paths``.
@@ -15,9 +16,12 @@ The warehouse defaults to ``$WAREHOUSE_PATH``, else ``$HOSTAWARE_HOME/warehouse.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from hostaware import paths
@@ -55,7 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--budget", type=_budget, required=True, help="fetch budget in pages (1 to 2**53)"
     )
-    parser.add_argument("--out", type=Path, required=True, help="file to write: .csv or .parquet")
+    parser.add_argument(  # a str: a Path would drop a trailing / (checked by check_output)
+        "--out", required=True, help="file to write: .csv or .parquet"
+    )
     parser.add_argument("--sample-size", type=positive, help="pages sampled per unknown host (k)")
     parser.add_argument(
         "--exploration-share", type=share, help="share of the budget explored breadth-first"
@@ -128,7 +134,7 @@ def export_main(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Compute, write and summarise the plan; errors are one line on stderr."""
-    from plan.crawl_plan import PlanError, PlanRequest, make_plan
+    from plan.crawl_plan import PlanError, PlanRequest, check_output, make_plan
 
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["export"]:
@@ -139,13 +145,50 @@ def main(argv: list[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
     )
     warehouse = args.warehouse or paths.warehouse()
-    request = PlanRequest(args.budget, args.out, args.sample_size, args.exploration_share)
     try:
-        print(make_plan(request, warehouse, _home(warehouse)))
+        with _signals_stop_the_command():
+            check_output(args.out)  # as given: a trailing / says a folder
+            request = PlanRequest(
+                args.budget, Path(args.out), args.sample_size, args.exploration_share
+            )
+            print(make_plan(request, warehouse, _home(warehouse)))
     except (PlanError, WarehouseError) as error:
         print(f"python -m plan: error: {error}", file=sys.stderr)
         return 2
+    except (_Stopped, KeyboardInterrupt) as stopped:
+        # dbt is stopped and the scratch folder removed: now end by the signal, as asked
+        number = stopped.number if isinstance(stopped, _Stopped) else signal.SIGINT
+        print(f"python -m plan: stopped by {signal.Signals(number).name}", file=sys.stderr)
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+        return 128 + number
     return 0
+
+
+class _Stopped(BaseException):
+    """A signal asked the command to stop (SIGTERM, SIGHUP).
+
+    Raised where the command was, so that what it started is stopped and removed as it unwinds.
+    """
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+@contextlib.contextmanager
+def _signals_stop_the_command() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into :class:`_Stopped` (Ctrl-C is a KeyboardInterrupt already)."""
+
+    def stop(number: int, frame: object) -> None:
+        raise _Stopped(number)
+
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 if __name__ == "__main__":

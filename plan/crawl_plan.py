@@ -9,6 +9,11 @@ in that folder too (``HOSTAWARE_EXPORTS``, ``--target-path``, ``--log-path``). T
 back from the copy and written as CSV or Parquet; the folder is then deleted. The shared
 warehouse, its ``exports/`` and the project's ``target/`` are left as they were.
 
+dbt dies with the command (``hostaware.dbt.run``), and the scratch folder goes with it: on an
+error, Ctrl-C or SIGTERM (``python -m plan`` turns it into an exception) it is removed as the
+command unwinds; a command killed outright (SIGKILL) leaves it, and the next plan removes it
+(:func:`sweep_scratch`: its name holds the pid of a process that is gone).
+
 Everything the request says is checked before any work: the budget (a whole number of pages,
 1 to ``MAX_BUDGET_PAGES``), the output's suffix, and that the output can be written there.
 """
@@ -16,6 +21,7 @@ Everything the request says is checked before any work: the budget (a whole numb
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -25,11 +31,17 @@ from pathlib import Path
 import duckdb
 
 from hostaware import dbt as hostaware_dbt
+from hostaware.cli import unwritable_folder
+from hostaware.processes import is_running
 from report.formatting import fmt_count, fmt_number, text_table
 from report.marts import Marts, MartUnavailableError, WarehouseError
 from report.sections.plan import FETCH_BUDGET, PAGE_KINDS, phase_totals
 
+log = logging.getLogger(__name__)
+
 FORMATS = {".csv": "csv", ".parquet": "parquet"}
+# Scratch folders are <tempdir>/hostaware-plan-<pid>-<random>: a stale one is found by its pid.
+SCRATCH_PREFIX = "hostaware-plan-"
 # The largest budget: 2**53 pages, so that the plan's shares of it (DOUBLE) are exact whole
 # pages and its sums stay far inside BIGINT; a thousand times the URLs any crawl knows.
 MAX_BUDGET_PAGES = 2**53
@@ -81,25 +93,27 @@ def check_budget(budget: int) -> int:
     return budget
 
 
-def check_output(path: Path) -> None:
+def check_output(path: Path | str) -> None:
     """Check that ``path`` can be written: a .csv or .parquet file name, in a writable folder.
 
-    Its folder may not exist yet (it is made), but the nearest folder that does must be
-    writable.
+    Its folder may not exist yet (it is made), but the nearest folder that does must be one
+    a file can be created in (tried: ``/proc`` and read-only mounts refuse whatever the modes
+    say). A name ending in ``/`` names a folder, whatever is there.
 
     Raises:
-        PlanError: a bad suffix, ``path`` is a folder, or its folder cannot be written.
+        PlanError: a bad suffix, ``path`` is (or names) a folder, or its folder cannot be
+            written.
     """
+    text = str(path)
+    if text.endswith(("/", os.sep)):
+        raise PlanError(f"--out {text} ends in /, so it names a folder: name the file to write")
+    path = Path(path)
     output_format(path)
     if path.is_dir():
         raise PlanError(f"--out {path} is a folder: name the file to write")
-    folder = path.absolute().parent
-    while not folder.exists():
-        folder = folder.parent
-    if not folder.is_dir():
-        raise PlanError(f"--out {path}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise PlanError(f"--out {path}: cannot write in {folder}")
+    problem = unwritable_folder(path.absolute().parent)
+    if problem is not None:
+        raise PlanError(f"--out {path}: {problem}")
     if path.exists() and not os.access(path, os.W_OK):
         raise PlanError(f"--out {path}: the file exists and is read-only")
 
@@ -242,6 +256,23 @@ def plan_summary(warehouse: Path, request: PlanRequest, host_count: int) -> str:
     return "\n".join(lines)
 
 
+def sweep_scratch(temporary: Path | None = None) -> list[Path]:
+    """Remove the scratch folders that plan commands killed outright (SIGKILL) left behind.
+
+    A scratch folder is ``<temporary>/hostaware-plan-<pid>-<random>`` (``temporary`` defaults
+    to ``tempfile``'s folder, ``$TMPDIR``); it is stale when no process has its pid. A command
+    that ends any other way removes its own. Returns the folders removed.
+    """
+    removed = []
+    for folder in Path(temporary or tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = folder.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        if folder.is_dir() and pid.isdigit() and not is_running(int(pid)):
+            log.info("removing %s, the scratch folder of a killed plan (pid %s)", folder, pid)
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
 def make_plan(request: PlanRequest, warehouse: Path, home: Path, dbt: str | None = None) -> str:
     """Compute the plan for ``request`` on a scratch copy, write ``request.out``, summarise it.
 
@@ -255,7 +286,9 @@ def make_plan(request: PlanRequest, warehouse: Path, home: Path, dbt: str | None
     check_output(request.out)
     if not warehouse.is_file():
         raise PlanError(f"no warehouse at {warehouse} (build it with `make build`)")
-    with tempfile.TemporaryDirectory(prefix="hostaware-plan-") as scratch_name:
+    sweep_scratch()
+    prefix = f"{SCRATCH_PREFIX}{os.getpid()}-"
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch_name:
         scratch = Path(scratch_name)
         copy = copy_warehouse(warehouse, scratch)
         run_dbt(request, copy, home, scratch, dbt)

@@ -1,7 +1,8 @@
 """Command line of the report: ``python -m report [build|headline] …``.
 
 * ``python -m report [--warehouse PATH] [--out DIR]`` writes ``DIR/index.html`` and
-  ``DIR/figures/`` from the warehouse's marts, then prints the headline table.
+  ``DIR/figures/`` from the warehouse's marts, then prints the headline table. A ``DIR`` that
+  is a file, or in which no file can be created, is refused before the warehouse is read.
 * ``python -m report headline [--warehouse PATH]`` prints the headline table only.
 
 The crawl plan's command is ``python -m plan`` (the ``plan`` package).
@@ -19,11 +20,16 @@ from pathlib import Path
 from typing import NoReturn
 
 from hostaware import paths
+from hostaware.cli import unwritable_folder
 from report.marts import WarehouseError
 
 COMMANDS = ("build", "headline")
 
 __all__ = ["main"]
+
+
+class ReportOutError(Exception):
+    """The report folder (``--out``) cannot be written; the message says why."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,6 +72,9 @@ def _build(args: argparse.Namespace) -> int:
     from report.page import write_report
 
     out = args.out or paths.home() / "report"
+    problem = unwritable_folder(out)  # before any work: an existing file, /proc, read-only
+    if problem is not None:
+        raise ReportOutError(f"--out {out}: {problem}")
     with Marts(args.warehouse or paths.warehouse()) as marts:
         report = write_report(marts, out)
     for note in report.notes:
@@ -104,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"build": _build, "headline": _headline}
     try:
         return handlers[args.command](args)
-    except WarehouseError as error:
+    except (WarehouseError, ReportOutError) as error:
         print(f"python -m report {args.command}: error: {error}", file=sys.stderr)
         return 2
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import os
 import shutil
 import signal
@@ -26,6 +27,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.fixtures.crawls import REAL_DATA, Crawl
+from tests.fixtures.processes import alive
 from tests.ingest.fuzz.oracle import ERROR_LINE, books, committed, leftovers, manifest, run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -122,16 +124,22 @@ def _argv(kind: str, lake: Path, args: list, raw: Path, registry: Path) -> list[
     return [kind, "--lake", str(lake), *(extra if kind == "documents" else []), *map(str, args)]
 
 
-def _popen(argv: list[str], **env: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, str(KILLER), *argv],
-        cwd=REPO,
-        env={**os.environ, **env},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+def _popen(argv: list[str], stderr: Path | None = None, **env: str) -> subprocess.Popen:
+    """Start ``python -m ingest`` under the killer; ``stderr``: a file its errors go to (that
+    a test can read while it runs), else a pipe."""
+    with contextlib.ExitStack() as stack:
+        errors = stack.enter_context(stderr.open("w")) if stderr else subprocess.PIPE
+        process = subprocess.Popen(
+            [sys.executable, str(KILLER), *argv],
+            cwd=REPO,
+            env={**os.environ, **env},
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            start_new_session=True,
+        )
+    process.stderr_path = stderr  # read by _finish
+    return process
 
 
 def _finish(process: subprocess.Popen, timeout: float = 300) -> tuple[int, str]:
@@ -142,7 +150,18 @@ def _finish(process: subprocess.Popen, timeout: float = 300) -> tuple[int, str]:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
     _, stderr = process.communicate(timeout=30)
+    if getattr(process, "stderr_path", None) is not None:
+        stderr = process.stderr_path.read_text()
     return process.returncode, stderr
+
+
+def _wait_until(condition, process: subprocess.Popen, what: str, timeout: float = 120) -> None:
+    """Poll ``condition()`` until it holds: a signal from ``process``, never a fixed sleep."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert process.poll() is None, f"ended before {what}: {_finish(process)}"
+        assert time.monotonic() < deadline, f"not {what} within {timeout:.0f} s"
+        time.sleep(0.02)
 
 
 def content(lake: Path, kind: str) -> dict:
@@ -269,22 +288,20 @@ def test_a_second_ingest_waits_and_never_deletes_the_first_ones_files(
         HOSTAWARE_PAUSED=str(paused),
         HOSTAWARE_RESUME=str(resume),
     )
-    deadline = time.monotonic() + 120
-    while not paused.exists():
-        assert first.poll() is None and time.monotonic() < deadline, _finish(first)
-        time.sleep(0.05)
-    temporary = Path(paused.read_text())
-    assert temporary.name.startswith(".part-") and temporary.is_file()
-    second = _popen([*argv, *map(str, files[1::2])])
-    time.sleep(3)
     try:
+        _wait_until(paused.exists, first, "paused")
+        temporary = Path(paused.read_text())
+        assert temporary.name.startswith(".part-") and temporary.is_file()
+        log = tmp_path / "second.log"
+        second = _popen([*argv, *map(str, files[1::2])], stderr=log)
+        # The second says when it reaches the first one's lock: wait for that, not for a time.
+        _wait_until(lambda: "waiting for it" in log.read_text(), second, "waiting for the lock")
         assert temporary.is_file(), "the second ingest deleted the first one's temporary part"
         assert second.poll() is None, "the second ingest did not wait for the first"
     finally:
         resume.write_text("go")
     results = [_finish(first), _finish(second)]
     assert [status for status, _ in results] == [0, 0], results
-    assert "waiting for it" in results[1][1]
     assert content(lake, "host-index") == content(clean, "host-index")
     assert leftovers(lake) == []
 
@@ -388,6 +405,138 @@ def test_a_file_in_the_lake_under_another_crawl_is_refused_unless_replaced(
     assert not list((lake / "documents").glob("crawl=CC-MAIN-2020-34/part-*.parquet"))
 
 
+def _moved(kind: str, tiny_crawl: Crawl, folder: Path, crawl: str) -> list[str]:
+    """The same input files as :func:`_inputs`'s (one crawl), copied under ``crawl=<crawl>``."""
+    if kind == "host-index":
+        sources = [tiny_crawl.root / "host-index" / f"crawl={CRAWL}" / "part-00000.parquet"]
+    else:
+        sources = [
+            tiny_crawl.root
+            / "gneissweb-annotations"
+            / level
+            / f"crawl={CRAWL}"
+            / "part-00000.parquet"
+            for level in ("hosts", "urls")
+        ]
+    files = []
+    for source in sources:
+        target = folder / source.parents[1].name / f"crawl={crawl}" / source.name
+        target.parent.mkdir(parents=True)
+        files.append(str(shutil.copy(source, target)))
+    return files
+
+
+def _inject(fault: str, monkeypatch: pytest.MonkeyPatch, crawl: str) -> None:
+    """Make the lake refuse the new copy: its parts cannot be written (the disk is full), the
+    partition ``crawl=<crawl>`` refuses the parts' renames (read-only), or the manifest's
+    rename fails (the disk is full)."""
+    real_replace = os.replace
+
+    def refusing_replace(source, target, *args, **kwargs):
+        target = Path(target)
+        if fault == "part_rename" and target.parent.name == f"crawl={crawl}":
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(target))
+        if fault == "manifest_rename" and target.parent.parent.name == "_manifest":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(source))
+        return real_replace(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", refusing_replace)
+    if fault == "write":
+        for name in ("write_batch", "write_table"):
+            real = getattr(pq.ParquetWriter, name)
+
+            def full(self, *args, _real=real, **kwargs):
+                if f"crawl={crawl}" in str(self.where):
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.where))
+                return _real(self, *args, **kwargs)
+
+            monkeypatch.setattr(pq.ParquetWriter, name, full)
+
+
+@pytest.mark.parametrize("fault", ["write", "part_rename", "manifest_rename"])
+@pytest.mark.parametrize("kind", ["host-index", "annotations"])
+def test_a_replace_that_fails_keeps_the_old_copy_and_names_the_input(
+    kind: str, fault: str, tiny_crawl: Crawl, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Finding 8: ``--replace`` used to uncommit the old copy before writing the new one, so a
+    full disk or a read-only partition left part of the file in neither crawl, and the message
+    named no input. Now the old copy stays committed until the new one replaces it."""
+    moved_to = "CC-MAIN-2024-18"
+    old = _moved(kind, tiny_crawl, tmp_path / "old", CRAWL)
+    new = _moved(kind, tiny_crawl, tmp_path / "new", moved_to)
+    lake = tmp_path / "lake"
+    argv = [kind, "--lake", str(lake), "--workers", "1"]
+    assert run([*argv, "--path", *old]).status == 0
+    before = content(lake, kind)
+    rows = [row for table in TABLES[kind] for row in manifest(lake, table)]
+    assert {row["crawl"] for row in rows} == {CRAWL} and len(rows) == len(old)
+
+    with monkeypatch.context() as patch:
+        _inject(fault, patch, moved_to)
+        outcome = run([*argv, "--replace", "--path", *new])
+    assert outcome.status == 2, outcome.stdout
+    line = _error_line(outcome.stderr, kind)
+    assert all(path in line for path in new), line
+    assert content(lake, kind) == before, f"{fault}: the old copy changed"
+    assert leftovers(lake) == []
+    assert not list(lake.glob(f"*/crawl={moved_to}/part-*.parquet")), "orphan parts left"
+
+    outcome = run([*argv, "--replace", "--path", *new])
+    assert outcome.status == 0, outcome.stderr
+    after = content(lake, kind)
+    rows = [row for table in TABLES[kind] for row in manifest(lake, table)]
+    assert {row["crawl"] for row in rows} == {moved_to} and len(rows) == len(old)
+    for name, landed in after.items():
+        if ":" in name:  # the same rows, in the new crawl only
+            moved = [text.replace(f"'{CRAWL}'", f"'{moved_to}'") for text in before[name]]
+            assert landed == sorted(moved), name
+    assert not list(lake.glob(f"*/crawl={CRAWL}/part-*.parquet")), "the old copy's parts stay"
+    assert leftovers(lake) == []
+
+
+@pytest.mark.parametrize("kind", ["host-index", "annotations"])
+def test_a_replace_killed_at_any_rename_leaves_the_old_copy_or_the_new_one_whole(
+    kind: str, tiny_crawl: Crawl, tmp_path: Path
+):
+    moved_to = "CC-MAIN-2024-18"
+    old = _moved(kind, tiny_crawl, tmp_path / "old", CRAWL)
+    new = _moved(kind, tiny_crawl, tmp_path / "new", moved_to)
+
+    def lake_with_old(name: str) -> Path:
+        lake = tmp_path / name / "lake"
+        assert run([kind, "--lake", str(lake), "--workers", "1", "--path", *old]).status == 0
+        return lake
+
+    replace = ["--workers", "1", "--replace", "--path", *new]
+    clean = lake_with_old("clean")
+    before = content(clean, kind)
+    count_file = tmp_path / "renames"
+    status, stderr = _finish(
+        _popen([kind, "--lake", str(clean), *replace], HOSTAWARE_KILL_COUNT=str(count_file))
+    )
+    assert status == 0, stderr
+    after = content(clean, kind)
+    renames = int(count_file.read_text())
+    for at, when in [(n, "before") for n in range(1, renames + 1)] + [(renames, "after")]:
+        lake = lake_with_old(f"kill-{at}-{when}")
+        argv = [kind, "--lake", str(lake), *replace]
+        status, stderr = _finish(_popen(argv, HOSTAWARE_KILL_AT=str(at), HOSTAWARE_KILL_WHEN=when))
+        assert status == -signal.SIGKILL, f"not killed at rename {at} ({when}): {stderr}"
+        # One file's copy is whole in one crawl: each input is in its old crawl or its new one.
+        found = content(lake, kind)
+        for table in TABLES[kind]:
+            for row in manifest(lake, table):
+                parts = [lake / relative for relative in row["output_files"]]
+                assert all(map(Path.is_file, parts)), f"killed {when} rename {at}: {row}"
+        assert all(
+            landed in (before.get(name), after.get(name)) for name, landed in found.items()
+        ), f"killed {when} rename {at}: a file is in neither crawl, or in both"
+        status, stderr = _finish(_popen(argv))
+        assert status == 0, f"rerun after a kill {when} rename {at}: {stderr}"
+        assert content(lake, kind) == after, f"killed {when} rename {at}, then rerun"
+        assert leftovers(lake) == []
+
+
 @pytest.mark.parametrize("naming", ["copy", "relative_and_absolute"])
 def test_one_content_under_two_names_in_one_run_is_ingested_once(
     naming: str, raw: Path, registry: Path, tmp_path: Path, monkeypatch
@@ -425,14 +574,6 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "\nState:\tZ" not in status
-
-
 def test_killing_the_document_ingest_kills_its_workers(
     tiny_crawl: Crawl, raw: Path, registry: Path, tmp_path: Path
 ):
@@ -441,18 +582,20 @@ def test_killing_the_document_ingest_kills_its_workers(
                       "--raw", str(raw), "--registry", str(registry), "--classifiers",
                       "dclm_demo", "--workers", "2", "--warc", *map(str, files)])  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
         workers: list[int] = []
-        while len(workers) < 2 and process.poll() is None and time.monotonic() < deadline:
-            workers = _children(process.pid)
-            time.sleep(0.05)
-        assert len(workers) >= 2, "the workers never started"
-        time.sleep(0.5)  # they are reading their files
+
+        def started() -> bool:
+            workers[:] = _children(process.pid)
+            return len(workers) >= 2
+
+        _wait_until(started, process, "both workers started")
+        # Killed as soon as they exist, whatever they are doing: they must die either way
+        # (a worker not yet set up to die with its parent sees its parent gone, and exits).
         os.kill(process.pid, signal.SIGKILL)  # the parent only
         process.wait()
-        deadline = time.monotonic() + 5
-        while any(map(_alive, workers)) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert [pid for pid in workers if _alive(pid)] == [], "workers outlived their parent"
+        deadline = time.monotonic() + 30  # the kernel kills them at once; this is a bound
+        while any(map(alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [pid for pid in workers if alive(pid)] == [], "workers outlived their parent"
     finally:
         _finish(process, timeout=5)

@@ -32,6 +32,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from tests.fixtures.crawls import REAL_DATA, Crawl
+from tests.fixtures.real.annotations import published
 from tests.ingest.fuzz import line_mutators, parquet_mutators, warc_mutators
 from tests.ingest.fuzz.budget import budget
 from tests.ingest.fuzz.oracle import books, check_status, committed, leftovers, run, value_problems
@@ -93,10 +94,11 @@ def classifier_raw(dclm_demo_raw: Path) -> Path:
 
 
 def _documents_argv(lake: Path, raw: Path, files: list[Path]) -> list[str]:
+    # The cases damage pages on purpose: --max-failure-rate 1 commits what a file still holds.
     return [
         "documents", "--crawl", CRAWL, "--allow-crawl-mismatch", "--lake", str(lake),
         "--raw", str(raw), "--registry", str(REGISTRY), "--classifiers", "dclm_demo",
-        "--workers", "1", "--warc", *map(str, files),
+        "--workers", "1", "--max-failure-rate", "1", "--warc", *map(str, files),
     ]  # fmt: skip
 
 
@@ -373,11 +375,15 @@ def _rows_key(row: dict) -> tuple:
 
 
 def _parquet_case(
-    seed: int, command: str, bases: list[tuple[str, str, pa.Table]], folder: Path
+    seed: int,
+    command: str,
+    bases: list[tuple[str, str, pa.Table]],
+    folder: Path,
+    extra: tuple[str, ...] = (),
 ) -> tuple[str, str, list[str]]:
     rng = random.Random(seed)
     name, folder_name, table = rng.choice(bases)
-    case = parquet_mutators.mutate(rng, table)
+    case = parquet_mutators.mutate(rng, table, extra)
     work = folder / f"case-{seed}"
     target = work / "in" / folder_name / f"part-{name}.parquet"
     target.parent.mkdir(parents=True)
@@ -472,9 +478,14 @@ def test_fuzz_annotations_parquet(tiny_crawl: Crawl, tmp_path: Path):
          pq.read_table(annotations / "fineweb_edu" / "part-00000.parquet")),
         ("tiny_hosts", "crawl=CC-MAIN-2024-10", pq.read_table(
             tiny / "hosts" / "crawl=CC-MAIN-2024-10" / "part-00000.parquet").slice(0, 40)),
+        # the published shapes: nested keys and scores (DCLM, datatrove), FineWeb2-HQ
+        ("dclm", "dclm", published.dclm_rows([0.9, 0.01, 0.5, 0.2, 0.03])),
+        ("fineweb2_hq", "fineweb2_hq", published.fineweb2_hq_rows([0.97, 0.99, 0.95])),
+        ("datatrove", "datatrove", published.datatrove_edu_rows()),
     ]  # fmt: skip
     campaign = Campaign("annotations", "annotations_parquet", 10)
+    extra = ("duplicate_name", "float16")
     for seed in campaign.budget.seeds():
-        label, mutation, problems = _parquet_case(seed, "annotations", bases, tmp_path)
+        label, mutation, problems = _parquet_case(seed, "annotations", bases, tmp_path, extra)
         campaign.record(seed, mutation, label, problems)
     campaign.finish()

@@ -71,11 +71,15 @@ def test_empty_vertices_and_edges_files_are_empty_not_errors(tmp_path: Path):
     empty_gz.write_bytes(gzip.compress(b""))
     empty = tmp_path / "v.txt"
     empty.write_bytes(b"")
-    header_only = _write(tmp_path / "r.txt.gz", [HOST_HEADER])
     lake = tmp_path / "lake"
-    rows = ingest_graph(RELEASE, lake, ranks=header_only, vertices=[empty], edges=[empty_gz])
-    assert [(row["records_read"], row["output_files"]) for row in rows] == [(0, [])] * 3
+    rows = ingest_graph(RELEASE, lake, vertices=[empty], edges=[empty_gz])
+    assert [(row["records_read"], row["output_files"]) for row in rows] == [(0, [])] * 2
     assert len(manifest_rows(lake, "host_edges")) == 1
+    # a ranks file lists every host of its release: one with its header and no lines is cut
+    header_only = _write(tmp_path / "r.txt.gz", [HOST_HEADER])
+    with pytest.raises(LakeError, match=r"r\.txt\.gz: a ranks file with its header and no lines"):
+        ingest_graph(RELEASE, lake, ranks=header_only)
+    assert manifest_rows(lake, "host_ranks") == []
     with pytest.raises(LakeError, match="not a Common Crawl ranks header: ''"):
         ingest_graph("cc-main-2024-feb-apr-may", lake, ranks=empty_gz)
 

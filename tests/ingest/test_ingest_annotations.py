@@ -406,7 +406,8 @@ def test_the_cli_refuses_an_unknown_profile_in_one_line(tmp_path: Path, capsys):
     assert code == 2
     assert capsys.readouterr().err.strip() == (
         "python -m ingest annotations: error: no annotation profile 'x'; the profiles are "
-        "cc_gneissweb_urls, cc_gneissweb_hosts, dpk_gneissweb, fineweb_edu"
+        "cc_gneissweb_urls, cc_gneissweb_hosts, dpk_gneissweb, fineweb_edu, dclm_baseline, "
+        "fineweb2_hq, fineweb_edu_datatrove"
     )
 
 

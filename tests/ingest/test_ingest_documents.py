@@ -451,3 +451,42 @@ def test_quotes_and_brackets_in_paths_are_data(trained, tmp_path: Path):
     )
     (again,) = ingest_documents([second], CRAWL, lake, trained, workers=1)
     assert dict(again["rejected_by_reason"]) == {"duplicate_record_id": 1}
+
+
+@pytest.mark.parametrize("fault", [None, "part_rename", "manifest_rename"])
+def test_a_replace_keeps_the_old_copy_until_the_new_one_is_committed(
+    trained, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str | None
+):
+    """A file moved to another crawl with ``replace``: its rows are not duplicates of their own
+    old copy, and a commit that fails (a read-only partition, a full disk at the manifest)
+    leaves the old copy committed, whole, and names the input."""
+    pages = [(f"<urn:uuid:00000000-0000-4000-8000-{n:012d}>", f"http://h{n}.example.org/", html)
+             for n, html in enumerate([b"<html><body><p>" + b"Bridges and rivers. " * 40
+                                       + b"</p></body></html>"] * 3)]  # fmt: skip
+    warc = warc_with(tmp_path / "moved.warc.gz", pages)
+    lake = tmp_path / "lake"
+    ingest_documents([warc], "CC-MAIN-2024-10", lake, trained[:1], workers=1)
+    query = "select crawl, doc_id from documents order by doc_id"
+    before = lake_rows(lake, query)
+    assert [crawl for crawl, _ in before] == ["CC-MAIN-2024-10"] * 3
+    if fault is not None:
+        real_replace = os.replace
+
+        def refusing(source, target, *args, **kwargs):
+            target = Path(target)
+            if fault == "part_rename" and target.parent.name == "crawl=CC-MAIN-2024-18":
+                raise OSError(30, "Read-only file system", str(target))
+            if fault == "manifest_rename" and target.parent.parent.name == "_manifest":
+                raise OSError(28, "No space left on device", str(source))
+            return real_replace(source, target, *args, **kwargs)
+
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "replace", refusing)
+            with pytest.raises(LakeError, match=r"moved\.warc\.gz: cannot commit"):
+                ingest_documents([warc], "CC-MAIN-2024-18", lake, trained[:1], replace=True)
+        assert lake_rows(lake, query) == before
+        assert not list(lake.rglob("*.tmp")) and not list(lake.glob("*/crawl=CC-MAIN-2024-18/*"))
+    (row,) = ingest_documents([warc], "CC-MAIN-2024-18", lake, trained[:1], replace=True)
+    assert row["records_written"] == 3 and not row["rejected_by_reason"]
+    assert lake_rows(lake, query) == [("CC-MAIN-2024-18", doc_id) for _, doc_id in before]
+    assert not list(lake.glob("*/crawl=CC-MAIN-2024-10/*"))

@@ -115,7 +115,7 @@ def test_chunked_transfer_encoding_is_decoded():
         (b"garbage without headers", "malformed_http"),
         (
             b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
-            b"zz\r\nabc",
+            b"1a\r\nabc",  # a chunk line for 26 bytes, 3 follow: chunked, and broken
             "undecodable_payload",
         ),
     ],

@@ -148,13 +148,16 @@ def test_a_bad_warc_date_is_nulled_not_fatal(tmp_path: Path, date: bytes | None)
         b'{"reliable":true,"languages":[{"code":"zh"}]}',
         b'{"reliable":true,"languages":[{"code":"en","text-covered":0.6},{"code":null}]}',
         b'{"reliable":true,"languages":"zh"}',
+        # a code that is no language code (found by the fuzz campaign: it became the language)
+        b'{"reliable":true,"languages":[{"code":"e n\\u0000","text-covered":0.5}]}',
+        b'{"reliable":true,"languages":[{"code":"Chinese","text-covered":0.5}]}',
         b'["zh"]',
         b"{not json",
     ],
 )
 def test_malformed_cld2_languages_are_nulled_and_the_page_kept(tmp_path: Path, languages: bytes):
     metadata = METADATA_MEMBER[PAGE_5.record_id]
-    text = re.sub(rb"languages-cld2: [^\r\n]*", b"languages-cld2: " + languages,
+    text = re.sub(rb"languages-cld2: [^\r\n]*", lambda _: b"languages-cld2: " + languages,
                   MEMBERS[metadata].text)  # fmt: skip
     items = _read_with(tmp_path, metadata, text)
     expected = dataclasses.replace(
@@ -198,7 +201,8 @@ def test_a_lying_content_length_in_a_gzip_member(tmp_path: Path, delta: int, kep
     # Too long: the block would run into the next member, which starts a record; too long by 1
     # to 4 bytes, it takes the record's closing CRLFs (found by the fuzz campaign: it passed
     # silently). Too short by more than the slack: the member goes on. Short by 2 bytes, as
-    # Common Crawl's CC-MAIN-2018-34 files are: tolerated, the payload loses its last 2 bytes.
+    # Common Crawl's CC-MAIN-2018-34 files are: tolerated, the payload loses its last 2 bytes,
+    # and the page says so (content_length_understated).
     member = MEMBERS[RESPONSE]
     text = member.text.replace(
         b"Content-Length: %d" % member.content_length,
@@ -207,7 +211,9 @@ def test_a_lying_content_length_in_a_gzip_member(tmp_path: Path, delta: int, kep
     data = DATA[: member.offset] + gzip.compress(text) + DATA[member.end :]
     items = list(read_captures(_write(tmp_path, data)))
     if kept:
-        expected = dataclasses.replace(PAGE_5, payload=PAGE_5.payload[:-2])
+        expected = dataclasses.replace(
+            PAGE_5, payload=PAGE_5.payload[:-2], nulled=("content_length_understated",)
+        )
         assert _unplaced(items) == _unplaced(
             [expected if i.record_id == PAGE_5.record_id else i for i in BASELINE]
         )
@@ -252,3 +258,22 @@ def test_a_file_that_is_no_warc_is_told(tmp_path: Path, data: bytes):
 def test_a_damaged_first_member_does_not_make_a_warc_unknown(tmp_path: Path):
     path = _write(tmp_path, _flip(DATA, (MEMBERS[0].offset + MEMBERS[0].end) // 2))
     assert read_head(path) == FileHead("warc", None)  # the warcinfo record is lost
+
+
+@pytest.mark.parametrize("delta", [1, 2, 3])
+def test_an_overstated_content_length_in_an_uncompressed_file_is_told(tmp_path: Path, delta):
+    # The block takes 1 to 3 bytes of the record's closing CRLFs and the next record follows
+    # (found by the fuzz campaign: in an uncompressed file it passed silently).
+    texts = [member.text for member in MEMBERS]
+    member = MEMBERS[RESPONSE]
+    texts[RESPONSE] = member.text.replace(
+        b"Content-Length: %d" % member.content_length,
+        b"Content-Length: %d" % (member.content_length + delta),
+    )
+    items = list(read_captures(_write(tmp_path, b"".join(texts), "plain.warc")))
+    (rejection,) = [item for item in items if isinstance(item, Rejection)]
+    assert rejection.reason == "bad_content_length"
+    assert f"overstates the block by {delta} bytes" in rejection.detail
+    assert [item.record_id for item in items if isinstance(item, Page)] == [
+        page.record_id for page in BASELINE if page.record_id != PAGE_5.record_id
+    ]

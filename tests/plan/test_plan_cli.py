@@ -13,9 +13,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -34,7 +36,9 @@ from plan.crawl_plan import (
     make_plan,
     output_format,
     run_dbt,
+    sweep_scratch,
 )
+from tests.fixtures.processes import alive
 
 # ----------------------------------------------------------------------- without a warehouse
 
@@ -132,6 +136,8 @@ def _out_cases(tmp_path: Path) -> list[tuple[Path, str]]:
         (folder, "is a folder: name the file to write"),
         (a_file / "plan.csv", "is not a folder"),
         (a_file / "deeper" / "plan.parquet", "is not a folder"),
+        (Path("/proc/plan.csv"), "cannot write in /proc"),  # root too: the mode says writable
+        (Path("/proc/hostaware/plan.csv"), "cannot write in /proc"),
     ]
     if os.geteuid() != 0:  # root writes anywhere
         locked = tmp_path / "locked"
@@ -158,6 +164,19 @@ def test_an_unwritable_out_fails_before_any_work(tmp_path: Path, capsys):
         assert len(error.strip().splitlines()) == 1, error
     assert not ran.exists(), "dbt must not run"
     assert not list(tmp_path.rglob("*.partial"))
+
+
+def test_an_out_ending_in_a_slash_names_a_folder_and_is_refused(tmp_path: Path, capsys):
+    """Finding 12: ``--out plan.csv/`` was read as the file plan.csv (a Path drops the /)."""
+    (tmp_path / "folder.csv").mkdir()
+    (tmp_path / "file.csv").write_text("a file\n")
+    for name in ("new.csv", "folder.csv", "file.csv"):
+        out = f"{tmp_path / name}/"
+        assert main(["--budget", "10", "--out", out, "--warehouse", "/nonexistent"]) == 2
+        error = capsys.readouterr().err
+        assert f"--out {out} ends in /, so it names a folder" in error, error
+        assert len(error.strip().splitlines()) == 1, error
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["file.csv", "folder.csv"]
 
 
 _FAKE_PLAN_DBT = """#!{python}
@@ -224,6 +243,89 @@ def test_a_what_if_plan_leaves_the_shared_warehouse_exports_and_target_alone(
     ]
     assert not scratch.exists(), "the scratch folder is removed"
     assert not list(tmp_path.rglob("*.partial"))
+
+
+# A plan run with a fake dbt (its path is the first argument), as ``python -m plan`` runs.
+_PLAN_WITH_DBT = (
+    "import sys; import hostaware.dbt as dbt; dbt.executable = lambda: sys.argv[1]; "
+    "from plan.__main__ import main; sys.exit(main(sys.argv[2:]))"
+)
+
+
+def _start_plan(tmp_path: Path, dbt_script: str) -> subprocess.Popen:
+    """``python -m plan`` on an empty warehouse with a fake dbt, its scratch in tmp/temp."""
+    fake = tmp_path / f"dbt-{len(list(tmp_path.glob('dbt-*')))}"
+    fake.write_text(dbt_script)
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    warehouse = home / "warehouse.duckdb"
+    if not warehouse.exists():
+        duckdb.connect(str(warehouse)).close()
+    (tmp_path / "temp").mkdir(exist_ok=True)
+    env = {**os.environ, HOME_VARIABLE: str(home), "TMPDIR": str(tmp_path / "temp")}
+    env["DBT_PID"] = str(tmp_path / "dbt.pid")
+    argv = ["--budget", "10", "--out", str(tmp_path / "plan.csv"), "--warehouse", str(warehouse)]
+    return subprocess.Popen(
+        [sys.executable, "-c", _PLAN_WITH_DBT, str(fake), *argv],
+        cwd=PROJECT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_a_stopped_or_killed_plan_leaves_no_dbt_and_no_scratch(number: int, tmp_path: Path):
+    """Finding 12: a killed ``python -m plan`` left its ``dbt run`` running and its scratch
+    copy of the warehouse in the temporary folder. Now dbt dies with it, and the scratch goes
+    with it (SIGTERM, Ctrl-C) or with the next plan (SIGKILL leaves no time)."""
+    pid_file = tmp_path / "dbt.pid"
+    plan = _start_plan(tmp_path, '#!/bin/sh\necho $$ > "$DBT_PID.tmp"\n'
+                                 'mv "$DBT_PID.tmp" "$DBT_PID"\nexec sleep 600\n')  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not pid_file.exists():  # dbt says it runs: no fixed wait
+            assert plan.poll() is None, plan.communicate()
+            assert time.monotonic() < deadline, "dbt never started"
+            time.sleep(0.02)
+        dbt_pid = int(pid_file.read_text())
+        (scratch,) = (tmp_path / "temp").glob("hostaware-plan-*")
+        assert scratch.name.startswith(f"hostaware-plan-{plan.pid}-")
+        assert (scratch / "warehouse.duckdb").is_file() and alive(dbt_pid)
+        os.kill(plan.pid, number)
+        _, stderr = plan.communicate(timeout=120)
+    finally:
+        plan.kill()
+    assert plan.returncode == -number, stderr
+    deadline = time.monotonic() + 30  # the kernel kills it at once; this is only a bound
+    while alive(dbt_pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not alive(dbt_pid), "dbt outlived the plan"
+    if number == signal.SIGKILL:
+        assert scratch.is_dir(), "a SIGKILL leaves no time to clean up"
+        again = _start_plan(tmp_path, "#!/bin/sh\necho dbt failed\nexit 3\n")
+        _, stderr = again.communicate(timeout=120)
+        assert again.returncode == 2 and "dbt run failed (exit 3)" in stderr, stderr
+    else:
+        assert f"python -m plan: stopped by {signal.Signals(number).name}" in stderr
+    assert not list((tmp_path / "temp").iterdir()), "scratch left behind"
+    assert not (tmp_path / "plan.csv").exists()
+
+
+def test_only_the_scratch_of_processes_that_are_gone_is_swept(tmp_path: Path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    stale = tmp_path / f"hostaware-plan-{int(dead.stdout)}-abc"
+    mine = tmp_path / f"hostaware-plan-{os.getpid()}-def"
+    other = tmp_path / "hostaware-plan-notapid-x"
+    for folder in (stale, mine, other):
+        (folder / "target").mkdir(parents=True)
+        (folder / "warehouse.duckdb").write_bytes(b"scratch")
+    assert sweep_scratch(tmp_path) == [stale]
+    assert sorted(tmp_path.iterdir()) == sorted([mine, other])
 
 
 # ----------------------------------------------------------------------- on the tiny warehouse

@@ -69,6 +69,25 @@ def test_build_without_a_warehouse_is_a_one_line_error(tmp_path: Path, capsys):
     assert "no warehouse at" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("where", ["a_file", "under_a_file", "proc"])
+def test_an_out_that_cannot_be_a_folder_is_refused_before_any_work(
+    where: str, bare_warehouse: Path, tmp_path: Path, capsys
+):
+    """Finding 10: ``--out`` naming an existing file failed with NotADirectoryError, after
+    the work. Now it is refused first: the warehouse is not even opened (a missing one is not
+    the error reported)."""
+    a_file = tmp_path / "report.html"
+    a_file.write_text("not a folder\n")
+    out = {"a_file": a_file, "under_a_file": a_file / "report", "proc": Path("/proc/report")}[where]
+    assert main(["--warehouse", str(tmp_path / "none.duckdb"), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"python -m report build: error: --out {out}: "), error
+    assert len(error.strip().splitlines()) == 1, error
+    assert ("is not a folder" if where != "proc" else "cannot write in /proc") in error
+    assert a_file.read_text() == "not a folder\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bare.duckdb", "report.html"]
+
+
 # ----------------------------------------------------------------------- on the tiny warehouse
 
 

@@ -44,11 +44,13 @@ def _host_column(table: pa.Table) -> str | None:
     return None
 
 
-def mutate(rng: random.Random, table: pa.Table) -> ParquetCase:
-    """One random mutation of ``table``."""
+def mutate(rng: random.Random, table: pa.Table, extra: tuple[str, ...] = ()) -> ParquetCase:
+    """One random mutation of ``table`` (``extra``: kinds only some suites draw, so that the
+    others' seeds replay as before: ``duplicate_name``, ``float16``)."""
     kind = rng.choice(
         ["values", "values", "values", "host", "host", "nulls", "type", "drop", "rename",
-         "duplicate_rows", "no_rows", "fetched_over_known", "truncate", "bit_flip", "not_parquet"]
+         "duplicate_rows", "no_rows", "fetched_over_known", "truncate", "bit_flip", "not_parquet",
+         *extra]
     )  # fmt: skip
     names = table.column_names
     column = rng.choice(names)
@@ -126,6 +128,17 @@ def mutate(rng: random.Random, table: pa.Table) -> ParquetCase:
         new_name = rng.choice([column.upper(), column + "_x", column.replace("_", "")])
         renamed = table.rename_columns([new_name if name == column else name for name in names])
         return ParquetCase(f"rename {column} -> {new_name}", _bytes(renamed), count, None)
+    if kind == "duplicate_name":  # a column twice under one name: which one is meant?
+        doubled = pa.Table.from_arrays(
+            [*table.columns, table.column(column)], names=[*names, column]
+        )
+        return ParquetCase(f"column {column} twice", _bytes(doubled), count, None)
+    floats = [name for name in names if pa.types.is_floating(table.schema.field(name).type)]
+    if kind == "float16" and floats:  # a score stored as half floats (read as float64)
+        column = rng.choice(floats)
+        half = table.column(column).cast(pa.float16(), safe=False)
+        changed = table.set_column(names.index(column), pa.field(column, pa.float16()), half)
+        return ParquetCase(f"column {column} as float16", _bytes(changed), count, None)
     if kind == "duplicate_rows" and count:
         doubled = pa.concat_tables([table, table.slice(rows[0], 1)])
         return ParquetCase(f"row {rows[0]} twice", _bytes(doubled), count + 1, {count})

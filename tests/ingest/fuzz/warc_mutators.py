@@ -258,7 +258,10 @@ def drop(rng: random.Random, base: Base) -> Mutated:
 
 def splice(rng: random.Random, base: Base, others: list[Base]) -> Mutated:
     """A unit of another file inserted (its captures count as this file's)."""
-    other = rng.choice([candidate for candidate in others if candidate.gzipped == base.gzipped])
+    candidates = [candidate for candidate in others if candidate.gzipped == base.gzipped]
+    if not candidates:  # the only file of its framing (the plain base): nothing to splice from
+        return duplicate(rng, base)
+    other = rng.choice(candidates)
     pieces = _copies(base)
     taken = rng.randrange(len(other.units))
     where = rng.randint(0, len(pieces))
@@ -320,6 +323,76 @@ _BAD_URLS = [
 ]
 
 
+_CODING_LINE = re.compile(rb"(?im)^(content-encoding|transfer-encoding):[^\r\n]*\r?\n")
+
+
+def recoded_payload(rng: random.Random, base: Base) -> Mutated:
+    """A written response whose payload is coded again, or whose headers name codings the
+    stored payload does not carry (as Common Crawl wrote them before CC-MAIN-2018-34).
+
+    The page must still be written, with the same id: the reader undoes br, zstd and stacked
+    gzip, and takes a payload that carries none of the codings named as stored (counted).
+    """
+    import brotli
+    import zstandard
+
+    def plain(unit: Unit, index: int) -> bool:
+        record = unit.record
+        if not base.written.get(index) or record is None or not record.http_header_end:
+            return False
+        return not _CODING_LINE.search(unit.content[record.header_end : record.http_header_end])
+
+    index = _pick(rng, base, plain)
+    if index is None:
+        return drop(rng, base)
+    unit = base.units[index]
+    record = unit.record
+    http_head = unit.content[record.header_end : record.http_header_end]
+    body = unit.content[record.http_header_end : record.header_end + record.content_length]
+    choice = rng.choice(["old_style", "br", "zstd", "gzip, gzip", "br, gzip", "deflate"])
+    coders = {
+        "br": brotli.compress,
+        "zstd": lambda data: zstandard.ZstdCompressor().compress(data),
+        "gzip, gzip": lambda data: gzip.compress(gzip.compress(data, mtime=0), mtime=0),
+        "br, gzip": lambda data: gzip.compress(brotli.compress(data), mtime=0),
+        "deflate": __import__("zlib").compress,
+    }
+    if choice == "old_style":
+        added = b"Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"
+    else:
+        added = f"Content-Encoding: {choice}\r\n".encode()
+        body = coders[choice](body)
+    end = http_head.rstrip(b"\r\n")
+    http_head = end + b"\r\n" + added + b"\r\n"
+    pieces = _copies(base)
+    pieces[index] = _wrap(base, _with_block(unit.content, http_head + body))
+    pieces[index].origin = (base.name, index)  # its page must be written all the same
+    return Mutated(
+        f"recoded payload ({choice}) in unit {index}", pieces, base.gzipped, choice == "old_style"
+    )
+
+
+def bad_language(rng: random.Random, base: Base) -> Mutated:
+    """A written WET record whose WARC-Identified-Content-Language is no language code."""
+    index = _pick(
+        rng,
+        base,
+        lambda unit, i: (
+            bool(base.written.get(i))
+            and unit.record is not None
+            and unit.record.warc_type == "conversion"
+        ),
+    )
+    if index is None:
+        return bad_field(rng, base)
+    value = rng.choice(["english", "e n", "spa;q=1", "12", "spa,<b>", "\u00e9sp"])
+    content = _with_header(base.units[index].content, "WARC-Identified-Content-Language", value)
+    pieces = _copies(base)
+    pieces[index] = _wrap(base, content)
+    pieces[index].origin = (base.name, index)  # the page is kept, its language nulled
+    return Mutated(f"bad language {value!r} in unit {index}", pieces, base.gzipped, True)
+
+
 def bad_field(rng: random.Random, base: Base) -> Mutated:
     """A written page with an empty record id, an impossible date or a URL without a host."""
     index = _pick(rng, base, _written(base))
@@ -328,7 +401,9 @@ def bad_field(rng: random.Random, base: Base) -> Mutated:
     content = base.units[index].content
     choice = rng.choice(["record_id", "date", "url"])
     if choice == "record_id":
-        value = rng.choice(["", "<>", "   "])
+        value = rng.choice(
+            ["", "<>", "   ", "<urn:uuid:a\x00b>", "urn:uuid:no-brackets", "<urn:uuid:a b>"]
+        )
         content = _with_header(content, "WARC-Record-ID", value)
         if base.units[index].record.warc_type == "conversion":
             content = _with_header(content, "WARC-Refers-To", value)
@@ -391,7 +466,7 @@ def bad_cld2(rng: random.Random, base: Base) -> Mutated:
         unit.record.header_end : unit.record.header_end + unit.record.content_length
     ]
     value = rng.choice(_BAD_CLD2)
-    block = re.sub(rb"languages-cld2: [^\r\n]*", b"languages-cld2: " + value, block)
+    block = re.sub(rb"languages-cld2: [^\r\n]*", lambda _: b"languages-cld2: " + value, block)
     pieces = _copies(base)
     pieces[index] = _wrap(base, _with_block(unit.content, block), damaged=True)
     return Mutated(f"bad languages-cld2 {value[:60]!r} in unit {index}", pieces, base.gzipped, True)
@@ -434,6 +509,8 @@ MUTATIONS: dict[str, Callable[..., Mutated]] = {
     "http_blank_first_line": http_blank_first_line,
     "bad_cld2": bad_cld2,
     "not_a_warc": not_a_warc,
+    "recoded_payload": recoded_payload,
+    "bad_language": bad_language,
 }
 
 

@@ -8,6 +8,7 @@ comes, reruns and replacing; the rejections and refusals are in ``test_scores_re
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import pytest
 from ingest import schemas
 from ingest.__main__ import main
 from ingest.lake import (
+    LakeError,
     file_key,
     manifest_rows,
     sha256_of,
@@ -238,3 +240,31 @@ def test_the_command_prints_a_summary_and_refuses_in_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith(f"python -m ingest scores: error: {bad}: classifier 'dclm_demo'")
+
+
+def test_a_replace_that_cannot_commit_keeps_the_old_copy(
+    lake: Path, entries, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    path = _csv(
+        tmp_path / "early.csv",
+        [["url", "score"], ["https://a.example/1", "0.5"], ["https://a.example/7", "0.5"]],
+    )
+    ingest_scores([path], lake, entries, classifier="prob_model", crawl=CRAWL)
+    before = _committed_scores(lake, "prob_model")
+    _commit_documents(lake, "late", CRAWL, [(_id(7), "https://a.example/7")])
+    real_replace = os.replace
+
+    def full_at_the_manifest(source, target, *args, **kwargs):
+        if Path(target).parent.parent.name == "_manifest":
+            raise OSError(28, "No space left on device", str(source))
+        return real_replace(source, target, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "replace", full_at_the_manifest)
+        with pytest.raises(LakeError, match=r"early\.csv: cannot commit .* stays committed"):
+            ingest_scores([path], lake, entries, classifier="prob_model", crawl=CRAWL, replace=True)
+    assert _committed_scores(lake, "prob_model") == before == [(_id(1), "prob_model", CRAWL, 0.5)]
+    (again,) = ingest_scores(
+        [path], lake, entries, classifier="prob_model", crawl=CRAWL, replace=True
+    )
+    assert (again["records_written"], _reasons(again)) == (2, {})
