@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hostaware.cli import unwritable_folder
 from plan.exports import cc_nutch, heritrix, nutch, tables, urlfrontier
 from plan.exports.common import ExportError, ExportResult, Plan, replace_path
 
@@ -43,8 +44,9 @@ def export(warehouse: Path, format_name: str, out: Path) -> ExportResult:
     """Export the plan of ``warehouse`` as ``format_name`` to ``out`` (a file or a folder).
 
     Raises:
-        ExportError: an unknown format, ``out`` of the wrong kind, no plan in the warehouse,
-            or the files cannot be written.
+        ExportError: an unknown format, ``out`` of the wrong kind or in a folder that cannot
+            be written (checked first), no plan in the warehouse, or the files cannot be
+            written.
     """
     chosen = FORMATS.get(format_name)
     if chosen is None:
@@ -54,6 +56,9 @@ def export(warehouse: Path, format_name: str, out: Path) -> ExportResult:
     if not chosen.is_folder and out.is_dir():
         raise ExportError(f"--out {out} is a folder: name the {format_name} file to write")
     final = out.absolute()
+    problem = unwritable_folder(final if chosen.is_folder else final.parent)
+    if problem is not None:  # before the plan is read: /proc, a read-only mount, a file
+        raise ExportError(f"--out {out}: {problem}")
     with Plan(warehouse) as plan:
         try:
             with replace_path(final, chosen.is_folder) as scratch:

@@ -378,6 +378,11 @@ def test_the_out_must_be_a_folder_or_a_file_as_the_format_is(tmp_path: Path):
         export(warehouse, "heritrix", tmp_path / "a-file")
     with pytest.raises(ExportError, match="is a folder: name the csv file to write"):
         export(warehouse, "csv", tmp_path)
+    with pytest.raises(ExportError, match="a-file is not a folder"):
+        export(warehouse, "csv", tmp_path / "a-file" / "plan.csv")
+    missing = tmp_path / "missing.duckdb"  # refused before the warehouse is opened
+    with pytest.raises(ExportError, match=r"--out /proc/nutch: .*"):
+        export(missing, "nutch", Path("/proc/nutch"))
 
 
 # ----------------------------------------------------------------------- the command line
