@@ -21,6 +21,8 @@ exploration_hosts as (
         host_capacity.surt_host_name,
         host_capacity.random_order,
         host_capacity.plannable_page_count as page_count,
+        host_capacity.language_stratum,
+        host_capacity.tld_macro_category,
         1 as weight,
         0 as hq_page_count
 
@@ -62,6 +64,8 @@ exploration_base as (
         exploration_hosts.surt_host_name,
         exploration_hosts.random_order,
         exploration_hosts.page_count,
+        exploration_hosts.language_stratum,
+        exploration_hosts.tld_macro_category,
         least(exploration_hosts.page_count, exploration_level.page_level) as base_pages,
         exploration_hosts.page_count > exploration_level.page_level as has_pages_left,
         exploration_level.budget_pages
@@ -80,6 +84,8 @@ exploration_pages as (
         exploration_base.surt_host_name,
         exploration_base.random_order,
         exploration_base.page_count,
+        exploration_base.language_stratum,
+        exploration_base.tld_macro_category,
         exploration_base.base_pages
         + case
             when

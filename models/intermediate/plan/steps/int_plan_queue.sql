@@ -11,10 +11,6 @@ queue_segments as (
     select * from {{ ref('int_plan_queue_segments') }}
 ),
 
-host_capacity as (
-    select * from {{ ref('int_plan_capacity') }}
-),
-
 plan_floors as (
     select * from {{ ref('int_plan_floors') }}
 ),
@@ -24,16 +20,9 @@ plan_shares as (
 ),
 
 segments_grouped as (
-    select
-        queue_segments.*,
-        host_capacity.language_stratum,
-        host_capacity.tld_macro_category
+    select queue_segments.*
 
     from queue_segments
-    inner join host_capacity
-        on
-            queue_segments.scenario = host_capacity.scenario
-            and queue_segments.surt_host_name = host_capacity.surt_host_name
     inner join plan_shares
         on queue_segments.scenario = plan_shares.scenario
     where plan_shares.applies_floors

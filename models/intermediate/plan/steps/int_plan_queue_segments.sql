@@ -3,7 +3,7 @@
 -- The queue the crawl plan walks beyond its exploration share, one row per segment of a
 -- host in each way the plan is computed (int_plan_scenarios), over the pages its
 -- constraints leave each host (int_plan_capacity); in queue order, by step then
--- order_in_step:
+-- order_in_step, each with its host's floor groups (language stratum, TLD category):
 --   1 the k-page samples of hosts of unknown quality, in random order, up to
 --     `plan_max_sample_share` of the budget;
 --   2 whole hosts of known quality at least as dense in HQ (by their sampled pages) as
@@ -33,6 +33,8 @@ sample_segments as (
         host_capacity.scenario,
         host_capacity.surt_host_name,
         host_capacity.random_order,
+        host_capacity.language_stratum,
+        host_capacity.tld_macro_category,
         least(host_capacity.plannable_page_count, {{ sample_size }}) as segment_pages,
         sum(least(host_capacity.plannable_page_count, {{ sample_size }})) over (
             partition by host_capacity.scenario
@@ -56,7 +58,9 @@ queue_segments as (
         sample_segments.surt_host_name,
         sample_segments.random_order as order_in_step,
         'sample' as segment_kind,
-        sample_segments.segment_pages
+        sample_segments.segment_pages,
+        sample_segments.language_stratum,
+        sample_segments.tld_macro_category
 
     from sample_segments
     inner join plan_shares
@@ -79,7 +83,9 @@ queue_segments as (
             ~ ' host_capacity.plannable_page_count desc, host_capacity.random_order asc)'
         ) }} as order_in_step,
         'deepen' as segment_kind,
-        host_capacity.plannable_page_count as segment_pages
+        host_capacity.plannable_page_count as segment_pages,
+        host_capacity.language_stratum,
+        host_capacity.tld_macro_category
 
     from host_capacity
     inner join plan_shares
@@ -94,7 +100,9 @@ queue_segments as (
         host_capacity.surt_host_name,
         host_capacity.random_order as order_in_step,
         'deepen' as segment_kind,
-        host_capacity.plannable_page_count - {{ sample_size }} as segment_pages
+        host_capacity.plannable_page_count - {{ sample_size }} as segment_pages,
+        host_capacity.language_stratum,
+        host_capacity.tld_macro_category
 
     from host_capacity
     where
@@ -108,7 +116,9 @@ queue_segments as (
         exploration_pages.random_order as order_in_step,
         'explore' as segment_kind,
         exploration_pages.page_count - exploration_pages.pages_explored
-            as segment_pages
+            as segment_pages,
+        exploration_pages.language_stratum,
+        exploration_pages.tld_macro_category
 
     from exploration_pages
     where exploration_pages.page_count > exploration_pages.pages_explored
