@@ -252,6 +252,18 @@ from hosts_merged
 order by hc_pos nulls last, surt_host_name
 """
 _MERGE_MEMORY = "1GB"  # DuckDB spills beyond it (300M hosts group in a few GB of disk)
+_DISK_LEFT_FREE = 10 << 30  # the spill stops (an error) before the lake's disk has less free
+
+
+def _spill_limit(folder: Path) -> str:
+    """How much DuckDB may spill under ``folder``: its disk's free space less 10 GiB.
+
+    At least 1 GiB: a merge that would need more stops with DuckDB's error, the disk not full.
+    """
+    free = shutil.disk_usage(folder).free
+    return f"{max(free - _DISK_LEFT_FREE, 1 << 30)}B"
+
+
 _MERGE_FOLDER_PREFIX = ".graph-merge-"  # under the lake; removed when done, or by the next run
 
 
@@ -273,7 +285,11 @@ def _merge_www_twins(
         unmerged = Path(scratch) / "unmerged.parquet"
         os.replace(part.temporary, unmerged)
         connection = duckdb.connect(
-            config={"memory_limit": _MERGE_MEMORY, "temp_directory": str(Path(scratch) / "spill")}
+            config={
+                "memory_limit": _MERGE_MEMORY,
+                "temp_directory": str(Path(scratch) / "spill"),
+                "max_temp_directory_size": _spill_limit(Path(scratch)),
+            }
         )
         merged, example = 0, None
         try:
