@@ -359,27 +359,22 @@ def decode_body(headers: dict[str, str], body: bytes) -> tuple[bytes, tuple[str,
             coding named nor text (zlib.error included).
     """
     not_applied: list[str] = []
-    for coding in reversed(_coding_list(headers.get("transfer-encoding", ""))):
-        if coding == "chunked":
-            if _carries_chunks(body):
-                body = _dechunk(body)
-            elif "transfer_encoding_not_applied" not in not_applied:
-                not_applied.append("transfer_encoding_not_applied")
-        elif coding != "identity":  # a transfer coding such as gzip, as a content coding
-            decoded = _content_step(coding, body)
+    for header, reason in (
+        ("transfer-encoding", "transfer_encoding_not_applied"),
+        ("content-encoding", "content_encoding_not_applied"),
+    ):
+        for coding in reversed(_coding_list(headers.get(header, ""))):
+            if header == "transfer-encoding" and coding == "identity":
+                continue
+            if header == "transfer-encoding" and coding == "chunked":
+                decoded = _dechunk(body) if _carries_chunks(body) else None
+            else:  # a content coding, or a transfer coding such as gzip read as one
+                decoded = _content_step(coding, body)
             if decoded is None:
-                if "transfer_encoding_not_applied" not in not_applied:
-                    not_applied.append("transfer_encoding_not_applied")
+                not_applied.append(reason)
             else:
                 body = decoded
-    for coding in reversed(_coding_list(headers.get("content-encoding", ""))):
-        decoded = _content_step(coding, body)
-        if decoded is None:
-            if "content_encoding_not_applied" not in not_applied:
-                not_applied.append("content_encoding_not_applied")
-        else:
-            body = decoded
-    return body, tuple(not_applied)
+    return body, tuple(dict.fromkeys(not_applied))
 
 
 def _content_step(coding: str, body: bytes) -> bytes | None:
