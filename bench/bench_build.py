@@ -9,6 +9,10 @@ Target (the `make paper-lake` lake, 2 cores): ``dbt build`` of every model and s
    summed, sampled every 100 ms: ``hostaware.dbt.measure``), dbt's own elapsed time.
 3. Where the seconds go: dbt's per-node times summed by folder (staging, each intermediate
    concern, each mart group, seeds, tests), then the slowest nodes.
+4. The floor: what no build can beat — one DuckDB pass over each input's
+   committed parts that reads exactly the columns the marts use and reduces them to the
+   per-host (or per-crawl) aggregates every analysis starts from, at the profile's memory
+   limit, nothing written. The build's seconds above it are the cost of its analyses.
 
     .venv/bin/python bench/bench_build.py --home build/test-home
     .venv/bin/python bench/bench_build.py --home /path/to/paper-home --with-tests
@@ -24,6 +28,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -33,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's pa
 from hostaware import dbt
 from hostaware.dbt import gigabytes as gb
 from hostaware.paths import PROJECT
+from reference.lake import committed_files
 
 TARGET_SECONDS = 60.0
 TARGET_BYTES = 4 * 1024**3
@@ -47,6 +53,80 @@ INPUTS = {
     "URL-level annotations": "stg_annotations__pages",
     "host-level annotations": "stg_annotations__hosts",
 }
+
+
+# The floor: per input, the columns the marts read (the staging views' columns that some
+# model uses) reduced to the aggregates the analyses start from. {table} is the table's
+# committed part files, read with their partition folder (crawl= or release=) as a column,
+# which costs a build nothing either.
+FLOOR = {
+    "classified documents × scores → host × classifier": """
+        select documents.surt_host_name, scores.classifier, count(*), sum(scores.score),
+            min(documents.language), min(documents.url)
+        from {document_scores} as scores
+        inner join {documents} as documents on scores.doc_id = documents.doc_id
+        group by all
+    """,
+    "graph ranks → release": """
+        select release, count(surt_host_name), sum(hc_pos), sum(hc_val), sum(pr_pos),
+            sum(pr_val)
+        from {host_ranks}
+        group by all
+    """,
+    "host index → crawl": """
+        select crawl, count(surt_host_name), count(url_host_registered_domain),
+            count(url_host_tld), count(url_host_registry_suffix), sum(hcrank),
+            sum(nutch_num_records), sum(nutch_fetched), sum(robots_200), sum(robots_3xx),
+            sum(robots_4xx), sum(robots_5xx), sum(robots_gone), sum(robots_other)
+        from {host_index}
+        group by all
+    """,
+    "URL-level annotations → host × crawl": """
+        select crawl, surt_host_name, annotation_profile, count(page_key),
+            sum(quality_score), sum(quality_int_score), count(*) filter (where in_gneissweb),
+            count(url)
+        from {page_annotations}
+        group by all
+    """,
+    "host-level annotations → crawl": """
+        select crawl, count(surt_host_name), count(*) filter (where in_gneissweb)
+        from {host_annotations}
+        group by all
+    """,
+}
+FLOOR_TABLES = [
+    "documents",
+    "document_scores",
+    "host_ranks",
+    "host_index",
+    "page_annotations",
+    "host_annotations",
+]
+
+
+def floor(home: Path, scratch: Path) -> dict[str, float]:
+    """Seconds of each FLOOR pass over ``home``'s lake, in a fresh DuckDB at the profile's limit."""
+    relations = {}
+    for table in FLOOR_TABLES:
+        paths = ", ".join(f"'{path}'" for path, _ in committed_files(home / "lake", table))
+        relations[table] = f"read_parquet([{paths}], hive_partitioning = true)"
+    config = {
+        "memory_limit": os.environ.get("HOSTAWARE_MEMORY_LIMIT", "5GB"),
+        "temp_directory": str(scratch / "floor-spill"),
+        "max_temp_directory_size": "20GB",
+        "preserve_insertion_order": False,
+        "enable_progress_bar": False,
+    }
+    seconds = {}
+    with duckdb.connect(config=config) as connection:
+        for label, sql in FLOOR.items():
+            start = time.perf_counter()
+            # every column of every row consumed: an outer count(*) alone would let the
+            # optimizer drop the aggregates, and the columns they read
+            query = f"select sum(hash(floor_rows)) from ({sql.format(**relations)}) as floor_rows"
+            connection.sql(query).fetchall()
+            seconds[label] = time.perf_counter() - start
+    return seconds
 
 
 def build(home: Path, warehouse: Path, work: Path, with_tests: bool) -> dict:
@@ -137,6 +217,15 @@ def main(argv: list[str] | None = None) -> int:
         for label, rows in input_rows(warehouse).items():
             print(f"  {rows:>14,}  {label}")
         print("\n".join(report(models, TARGET_SECONDS, args.top)))
+        passes = floor(home, work)
+        total = sum(passes.values())
+        print(
+            f"the floor (one pass over each input's columns the marts read, aggregated): "
+            f"{total:.1f} s; the build is {models['seconds'] / total:.1f}× it, "
+            f"{models['seconds'] - total:.1f} s above it"
+        )
+        for label, seconds in passes.items():
+            print(f"  {seconds:>8.1f} s  {label}")
         if args.with_tests:
             tested = build(home, warehouse, work, with_tests=True)
             print("\n".join(report(tested, TARGET_WITH_TESTS_SECONDS, args.top)))
