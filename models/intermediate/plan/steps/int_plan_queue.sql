@@ -7,7 +7,10 @@
 
 with
 
-queue_segments as (
+-- read twice (the floors' reserves, the walk): scanned twice rather than held in
+-- memory (32M rows at paper scale, which the walk's window then spilled around: 60 s
+-- against 46 s)
+queue_segments as {{ not_materialized() }} (
     select * from {{ ref('int_plan_queue_segments') }}
 ),
 

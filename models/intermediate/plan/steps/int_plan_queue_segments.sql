@@ -16,7 +16,9 @@
 
 with
 
-host_capacity as (
+-- read three times (each step's hosts): scanned, not held in memory (30.5M wide rows at
+-- paper scale: 19.6 s against 14.7 s)
+host_capacity as {{ not_materialized() }} (
     select * from {{ ref('int_plan_capacity') }}
 ),
 
