@@ -19,7 +19,7 @@ committed_host_annotations as (
         ---------- ids
         -- from the part's lake-relative path: a crawl= folder above the lake
         -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
-        committed_parts.partition_value as crawl,
+        {{ lake_part_partition('host_annotations.filename') }} as crawl,
         host_annotations.surt_host_name,
 
         ---------- strings

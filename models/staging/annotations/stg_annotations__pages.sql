@@ -19,7 +19,7 @@ committed_page_annotations as (
         ---------- ids
         -- from the part's lake-relative path: a crawl= folder above the lake
         -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
-        committed_parts.partition_value as crawl,
+        {{ lake_part_partition('page_annotations.filename') }} as crawl,
         page_annotations.page_key,
         page_annotations.doc_id,
         page_annotations.surt_host_name,

@@ -23,7 +23,7 @@ committed_scores as (
         document_scores.classifier,
         -- from the part's lake-relative path: a crawl= folder above the lake
         -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
-        committed_parts.partition_value as crawl,
+        {{ lake_part_partition('document_scores.filename') }} as crawl,
         document_scores.score
 
     from document_scores

@@ -21,7 +21,7 @@ committed_documents as (
         documents.surt_host_name,
         -- from the part's lake-relative path: a crawl= folder above the lake
         -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
-        committed_parts.partition_value as crawl,
+        {{ lake_part_partition('documents.filename') }} as crawl,
 
         ---------- strings
         documents.url,

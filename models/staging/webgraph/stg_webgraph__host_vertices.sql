@@ -19,7 +19,7 @@ committed_host_vertices as (
         ---------- ids
         -- from the part's lake-relative path: a release= folder above the lake
         -- (in $HOSTAWARE_HOME) would be read by hive partitioning instead
-        committed_parts.partition_value as release,  -- noqa: RF04
+        {{ lake_part_partition('host_vertices.filename') }} as release,  -- noqa: RF04
         host_vertices.vertex_id,
         host_vertices.surt_host_name
 
