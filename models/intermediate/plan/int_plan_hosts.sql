@@ -3,7 +3,9 @@
 
 with
 
-host_crawls as (
+-- read twice (the previous crawl's name, the planned crawls' hosts): scanned twice
+-- rather than every crawl's rows held in memory (9.2 s against 4.2 s at paper scale)
+host_crawls as {{ not_materialized() }} (
     select * from {{ ref('stg_host_index__host_crawls') }}
 ),
 

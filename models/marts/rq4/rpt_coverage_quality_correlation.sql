@@ -1,6 +1,8 @@
 with
 
-host_crawls as (
+-- read three times (its crawls, then each signal's hosts): scanned, not its 30.5M rows
+-- held in memory (27.0 s against 22.7 s for the query at paper scale)
+host_crawls as {{ not_materialized() }} (
     select * from {{ ref('fct_host_crawls') }}
 ),
 
