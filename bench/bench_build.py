@@ -17,8 +17,9 @@ Target (the `make paper-lake` lake, 2 cores): ``dbt build`` of every model and s
     .venv/bin/python bench/bench_build.py --home build/test-home
     .venv/bin/python bench/bench_build.py --home /path/to/paper-home --with-tests
 
-The warehouse (default <home>/bench-build.duckdb) is deleted before each build; dbt's target,
-logs and exports go under ``--work`` (default a temporary folder).
+The warehouse (default <home>/bench-build.duckdb, ~5 GB at paper scale) is deleted before each
+build and once its figures are printed (``--keep-warehouse`` keeps it, to time single nodes
+against it); dbt's target, logs and exports go under ``--work`` (default a temporary folder).
 """
 
 from __future__ import annotations
@@ -205,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, help="dbt's target, logs and exports")
     parser.add_argument("--with-tests", action="store_true", help="also time a build with tests")
     parser.add_argument("--top", type=int, default=15, help="slowest nodes to list")
+    parser.add_argument(
+        "--keep-warehouse", action="store_true", help="keep the built warehouse afterwards"
+    )
     args = parser.parse_args(argv)
     home = args.home.resolve()
     warehouse = (args.warehouse or home / "bench-build.duckdb").resolve()
@@ -229,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.with_tests:
             tested = build(home, warehouse, work, with_tests=True)
             print("\n".join(report(tested, TARGET_WITH_TESTS_SECONDS, args.top)))
+    if not args.keep_warehouse:
+        for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+            path.unlink(missing_ok=True)
     return 0
 
 
