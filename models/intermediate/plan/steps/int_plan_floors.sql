@@ -12,10 +12,6 @@ plan_shares as (
     select * from {{ ref('int_plan_budget') }}
 ),
 
-host_capacity as (
-    select * from {{ ref('int_plan_capacity') }}
-),
-
 exploration_pages as (
     select * from {{ ref('int_plan_exploration') }}
 ),
@@ -35,19 +31,16 @@ floor_groups as (
     {%- endfor %}
 ),
 
--- the exploration share's pages of each floorable group
+-- the exploration share's pages of each floorable group (int_plan_exploration carries
+-- each host's groups)
 explored_hosts as (
     select
         exploration_pages.scenario,
         exploration_pages.pages_explored,
-        host_capacity.language_stratum,
-        host_capacity.tld_macro_category
+        exploration_pages.language_stratum,
+        exploration_pages.tld_macro_category
 
     from exploration_pages
-    inner join host_capacity
-        on
-            exploration_pages.scenario = host_capacity.scenario
-            and exploration_pages.surt_host_name = host_capacity.surt_host_name
 ),
 
 explored_by_group as (
