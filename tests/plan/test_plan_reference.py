@@ -516,6 +516,9 @@ def _write_population(warehouse: Path, population: pd.DataFrame) -> None:
                 plan_role::varchar as plan_role,
                 crawl::varchar as crawl,
                 surt_host_name::varchar as surt_host_name,
+                -- numbered in an order unrelated to the names': the plan's steps key rows
+                -- by the number, which must decide nothing
+                dense_rank() over (order by md5(surt_host_name))::bigint as plan_host_id,
                 null::varchar as url_host_registered_domain,
                 url_host_tld::varchar as url_host_tld,
                 tld_macro_category::varchar as tld_macro_category,

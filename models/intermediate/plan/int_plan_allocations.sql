@@ -1,7 +1,9 @@
 -- One row per host of the plan's population per way the plan is computed
 -- (int_plan_scenarios): its pages from the exploration share (int_plan_exploration),
 -- from the floors' reserves and the walk down the queue (int_plan_queue), within the
--- budget (int_plan_budget), and the HQ pages they are expected to hold.
+-- budget (int_plan_budget), and the HQ pages they are expected to hold. The steps
+-- key their rows by integers (scenario_id, plan_host_id); the names are
+-- int_plan_capacity's.
 
 with
 
@@ -50,15 +52,15 @@ host_pages as (
 
     from host_capacity
     inner join plan_budget
-        on host_capacity.scenario = plan_budget.scenario
+        on host_capacity.scenario_id = plan_budget.scenario_id
     left join queue_pages
         on
-            host_capacity.scenario = queue_pages.scenario
-            and host_capacity.surt_host_name = queue_pages.surt_host_name
+            host_capacity.scenario_id = queue_pages.scenario_id
+            and host_capacity.plan_host_id = queue_pages.plan_host_id
     left join exploration_pages
         on
-            host_capacity.scenario = exploration_pages.scenario
-            and host_capacity.surt_host_name = exploration_pages.surt_host_name
+            host_capacity.scenario_id = exploration_pages.scenario_id
+            and host_capacity.plan_host_id = exploration_pages.plan_host_id
 ),
 
 host_allocations as (

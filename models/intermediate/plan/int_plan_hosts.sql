@@ -3,8 +3,9 @@
 
 with
 
--- read twice (the previous crawl's name, the planned crawls' hosts): scanned twice
--- rather than every crawl's rows held in memory (9.2 s against 4.2 s at paper scale)
+-- read three times (the previous crawl's name, the hosts' numbers, the planned crawls'
+-- hosts): scanned each time rather than every crawl's rows held in memory (9.2 s
+-- against 4.2 s at paper scale)
 host_crawls as {{ not_materialized() }} (
     select * from {{ ref('stg_host_index__host_crawls') }}
 ),
@@ -48,9 +49,31 @@ plan_crawls as (
     {%- endif %}
 ),
 
+-- Each host's number, in name order over the planned crawls (the same host, the same
+-- number in both): the plan's steps key their 30M-row windows and joins by it rather
+-- than by the name (the queue's walk 45 -> 20 s at paper scale). Numbered over the
+-- names alone, not the wide rows: 2.7 s against 13.6 s.
+planned_host_names as (
+    select distinct host_crawls.surt_host_name
+
+    from host_crawls
+    inner join plan_crawls
+        on host_crawls.crawl = plan_crawls.crawl
+),
+
+host_ids as (
+    select
+        planned_host_names.surt_host_name,
+        row_number() over (order by planned_host_names.surt_host_name)::bigint
+            as plan_host_id
+
+    from planned_host_names
+),
+
 plan_crawl_hosts as (
     select
         plan_crawls.plan_role,
+        host_ids.plan_host_id,
         host_crawls.*,
         -- a plan knows what the classified sample says of a host only when the sample
         -- was taken before or in its crawl (crawl ids sort by date)
@@ -59,6 +82,8 @@ plan_crawl_hosts as (
     from host_crawls
     inner join plan_crawls
         on host_crawls.crawl = plan_crawls.crawl
+    inner join host_ids
+        on host_crawls.surt_host_name = host_ids.surt_host_name
 ),
 
 -- What the classified sample says of each host, by the plan's classifier.
@@ -84,6 +109,7 @@ plan_hosts as (
         plan_crawl_hosts.plan_role,
         plan_crawl_hosts.crawl,
         plan_crawl_hosts.surt_host_name,
+        plan_crawl_hosts.plan_host_id,
 
         ---------- strings
         plan_crawl_hosts.url_host_registered_domain,

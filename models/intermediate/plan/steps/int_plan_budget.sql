@@ -66,7 +66,7 @@ plan_shares as (
 -- what the hosts whose quality the classifier cannot judge may be given
 exploration_capacity as (
     select
-        host_capacity.scenario,
+        host_capacity.scenario_id,
         sum(host_capacity.plannable_page_count) as capacity_pages
 
     from host_capacity
@@ -85,7 +85,7 @@ plan_budget_split as (
 
     from plan_shares
     left join exploration_capacity
-        on plan_shares.scenario = exploration_capacity.scenario
+        on plan_shares.scenario_id = exploration_capacity.scenario_id
 )
 
 select * from plan_budget_split

@@ -27,6 +27,7 @@ hosts_robots as (
 
 host_capacity as (
     select
+        scenarios.scenario_id,
         scenarios.scenario,
         hosts_robots.*,
         case

@@ -17,8 +17,8 @@ plan_budget as (
 
 exploration_hosts as (
     select
-        host_capacity.scenario,
-        host_capacity.surt_host_name,
+        host_capacity.scenario_id,
+        host_capacity.plan_host_id,
         host_capacity.random_order,
         host_capacity.plannable_page_count as page_count,
         host_capacity.language_stratum,
@@ -34,7 +34,7 @@ exploration_hosts as (
 
 exploration_budget as (
     select
-        plan_budget.scenario,
+        plan_budget.scenario_id,
         plan_budget.exploration_budget_pages as budget_pages
 
     from plan_budget
@@ -42,12 +42,12 @@ exploration_budget as (
 
 exploration_fill as (
     select *
-    from {{ water_filling('exploration_hosts', 'exploration_budget', ['scenario']) }}
+    from {{ water_filling('exploration_hosts', 'exploration_budget', ['scenario_id']) }}
 ),
 
 exploration_level as (
     select
-        exploration_budget.scenario,
+        exploration_budget.scenario_id,
         exploration_budget.budget_pages,
         -- whole pages per host: the level, less a rounding error of the division (no
         -- level when there is nothing to spend)
@@ -55,13 +55,13 @@ exploration_level as (
 
     from exploration_budget
     left join exploration_fill
-        on exploration_budget.scenario = exploration_fill.scenario
+        on exploration_budget.scenario_id = exploration_fill.scenario_id
 ),
 
 exploration_base as (
     select
-        exploration_hosts.scenario,
-        exploration_hosts.surt_host_name,
+        exploration_hosts.scenario_id,
+        exploration_hosts.plan_host_id,
         exploration_hosts.random_order,
         exploration_hosts.page_count,
         exploration_hosts.language_stratum,
@@ -70,18 +70,18 @@ exploration_base as (
         exploration_hosts.page_count > exploration_level.page_level as has_pages_left,
         exploration_level.budget_pages
         - sum(least(exploration_hosts.page_count, exploration_level.page_level)) over (
-            partition by exploration_hosts.scenario
+            partition by exploration_hosts.scenario_id
         ) as pages_left_over
 
     from exploration_hosts
     inner join exploration_level
-        on exploration_hosts.scenario = exploration_level.scenario
+        on exploration_hosts.scenario_id = exploration_level.scenario_id
 ),
 
 exploration_pages as (
     select
-        exploration_base.scenario,
-        exploration_base.surt_host_name,
+        exploration_base.scenario_id,
+        exploration_base.plan_host_id,
         exploration_base.random_order,
         exploration_base.page_count,
         exploration_base.language_stratum,
@@ -92,7 +92,7 @@ exploration_pages as (
                 exploration_base.has_pages_left
                 and row_number() over (
                     partition by
-                        exploration_base.scenario, exploration_base.has_pages_left
+                        exploration_base.scenario_id, exploration_base.has_pages_left
                     order by exploration_base.random_order
                 ) <= exploration_base.pages_left_over
                 then 1

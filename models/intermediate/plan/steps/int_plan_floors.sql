@@ -35,7 +35,7 @@ floor_groups as (
 -- each host's groups)
 explored_hosts as (
     select
-        exploration_pages.scenario,
+        exploration_pages.scenario_id,
         exploration_pages.pages_explored,
         exploration_pages.language_stratum,
         exploration_pages.tld_macro_category
@@ -45,7 +45,7 @@ explored_hosts as (
 
 explored_by_group as (
     select
-        explored_hosts.scenario,
+        explored_hosts.scenario_id,
         'language_stratum' as dimension,
         explored_hosts.language_stratum as dimension_value,
         sum(explored_hosts.pages_explored) as explored_pages
@@ -53,7 +53,7 @@ explored_by_group as (
     group by all
     union all
     select
-        explored_hosts.scenario,
+        explored_hosts.scenario_id,
         'tld_macro_category' as dimension,
         explored_hosts.tld_macro_category as dimension_value,
         sum(explored_hosts.pages_explored) as explored_pages
@@ -63,6 +63,7 @@ explored_by_group as (
 
 floors as (
     select
+        plan_shares.scenario_id,
         plan_shares.scenario,
         floor_groups.dimension,
         floor_groups.dimension_value,
@@ -76,7 +77,7 @@ floors as (
     cross join floor_groups
     left join explored_by_group
         on
-            plan_shares.scenario = explored_by_group.scenario
+            plan_shares.scenario_id = explored_by_group.scenario_id
             and floor_groups.dimension = explored_by_group.dimension
             and floor_groups.dimension_value = explored_by_group.dimension_value
     where plan_shares.applies_floors

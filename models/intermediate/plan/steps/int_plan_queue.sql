@@ -27,15 +27,15 @@ segments_grouped as (
 
     from queue_segments
     inner join plan_shares
-        on queue_segments.scenario = plan_shares.scenario
+        on queue_segments.scenario_id = plan_shares.scenario_id
     where plan_shares.applies_floors
 ),
 
 -- each floor's segments in queue order, with the floor's pages before them
 floor_segments as (
     select
-        segments_grouped.scenario,
-        segments_grouped.surt_host_name,
+        segments_grouped.scenario_id,
+        segments_grouped.plan_host_id,
         segments_grouped.queue_step,
         segments_grouped.segment_pages,
         plan_floors.dimension,
@@ -44,7 +44,7 @@ floor_segments as (
         coalesce(
             sum(segments_grouped.segment_pages) over (
                 partition by
-                    segments_grouped.scenario,
+                    segments_grouped.scenario_id,
                     plan_floors.dimension,
                     plan_floors.dimension_value
                 order by segments_grouped.queue_step, segments_grouped.order_in_step
@@ -56,7 +56,7 @@ floor_segments as (
     from segments_grouped
     inner join plan_floors
         on
-            segments_grouped.scenario = plan_floors.scenario
+            segments_grouped.scenario_id = plan_floors.scenario_id
             and plan_floors.dimension_value = case plan_floors.dimension
                 when 'language_stratum' then segments_grouped.language_stratum
                 else segments_grouped.tld_macro_category
@@ -66,8 +66,8 @@ floor_segments as (
 -- a segment in two floors' reserves (one per dimension) is reserved as the larger says
 segment_reserves as (
     select
-        floor_segments.scenario,
-        floor_segments.surt_host_name,
+        floor_segments.scenario_id,
+        floor_segments.plan_host_id,
         floor_segments.queue_step,
         max(
             least(
@@ -92,15 +92,15 @@ segments_reserved as (
     from queue_segments
     left join segment_reserves
         on
-            queue_segments.scenario = segment_reserves.scenario
-            and queue_segments.surt_host_name = segment_reserves.surt_host_name
+            queue_segments.scenario_id = segment_reserves.scenario_id
+            and queue_segments.plan_host_id = segment_reserves.plan_host_id
             and queue_segments.queue_step = segment_reserves.queue_step
 ),
 
 queue_walked as (
     select
-        segments_reserved.scenario,
-        segments_reserved.surt_host_name,
+        segments_reserved.scenario_id,
+        segments_reserved.plan_host_id,
         segments_reserved.segment_kind,
         segments_reserved.queue_step,
         segments_reserved.reserved_pages,
@@ -111,7 +111,7 @@ queue_walked as (
         - sum(segments_reserved.reserved_pages) over scenario_queue
         - coalesce(
             sum(segments_reserved.pages_left) over (
-                partition by segments_reserved.scenario
+                partition by segments_reserved.scenario_id
                 order by segments_reserved.queue_step, segments_reserved.order_in_step
                 rows between unbounded preceding and 1 preceding
             ),
@@ -120,8 +120,8 @@ queue_walked as (
 
     from segments_reserved
     inner join plan_shares
-        on segments_reserved.scenario = plan_shares.scenario
-    window scenario_queue as (partition by segments_reserved.scenario)
+        on segments_reserved.scenario_id = plan_shares.scenario_id
+    window scenario_queue as (partition by segments_reserved.scenario_id)
 ),
 
 segments_taken as (
@@ -136,8 +136,8 @@ segments_taken as (
 
 queue_pages as (
     select
-        segments_taken.scenario,
-        segments_taken.surt_host_name,
+        segments_taken.scenario_id,
+        segments_taken.plan_host_id,
         sum(segments_taken.pages_taken) filter (
             where segments_taken.segment_kind = 'sample'
         ) as pages_sampled,

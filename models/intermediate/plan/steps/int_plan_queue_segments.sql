@@ -32,14 +32,14 @@ exploration_pages as (
 
 sample_segments as (
     select
-        host_capacity.scenario,
-        host_capacity.surt_host_name,
+        host_capacity.scenario_id,
+        host_capacity.plan_host_id,
         host_capacity.random_order,
         host_capacity.language_stratum,
         host_capacity.tld_macro_category,
         least(host_capacity.plannable_page_count, {{ sample_size }}) as segment_pages,
         sum(least(host_capacity.plannable_page_count, {{ sample_size }})) over (
-            partition by host_capacity.scenario
+            partition by host_capacity.scenario_id
             order by host_capacity.random_order
             rows between unbounded preceding and current row
         ) as pages_through
@@ -52,12 +52,12 @@ sample_segments as (
 
 queue_segments as (
     select
-        sample_segments.scenario,
+        sample_segments.scenario_id,
         case
             when sample_segments.pages_through <= plan_shares.sample_pages_max then 1
             else 3
         end as queue_step,
-        sample_segments.surt_host_name,
+        sample_segments.plan_host_id,
         sample_segments.random_order as order_in_step,
         'sample' as segment_kind,
         sample_segments.segment_pages,
@@ -66,21 +66,21 @@ queue_segments as (
 
     from sample_segments
     inner join plan_shares
-        on sample_segments.scenario = plan_shares.scenario
+        on sample_segments.scenario_id = plan_shares.scenario_id
     union all
     select
-        host_capacity.scenario,
+        host_capacity.scenario_id,
         case
             when host_capacity.sampled_hq_density >= plan_shares.prior_hq_density then 2
             else 5
         end as queue_step,
-        host_capacity.surt_host_name,
+        host_capacity.plan_host_id,
         -- densest first; among equals the larger host (more pages at that density),
         -- then the random order. As a 128-bit integer like the random orders of the
         -- other steps: a union with a bigint would make them all doubles, and tie
         -- random orders that differ below their 53 leading bits.
         {{ md5_number_cast(
-            'row_number() over (partition by host_capacity.scenario'
+            'row_number() over (partition by host_capacity.scenario_id'
             ~ ' order by host_capacity.sampled_hq_density desc,'
             ~ ' host_capacity.plannable_page_count desc, host_capacity.random_order asc)'
         ) }} as order_in_step,
@@ -91,15 +91,15 @@ queue_segments as (
 
     from host_capacity
     inner join plan_shares
-        on host_capacity.scenario = plan_shares.scenario
+        on host_capacity.scenario_id = plan_shares.scenario_id
     where
         host_capacity.quality_group = 'known_quality'
         and host_capacity.plannable_page_count > 0
     union all
     select
-        host_capacity.scenario,
+        host_capacity.scenario_id,
         4 as queue_step,
-        host_capacity.surt_host_name,
+        host_capacity.plan_host_id,
         host_capacity.random_order as order_in_step,
         'deepen' as segment_kind,
         host_capacity.plannable_page_count - {{ sample_size }} as segment_pages,
@@ -112,9 +112,9 @@ queue_segments as (
         and host_capacity.plannable_page_count > {{ sample_size }}
     union all
     select
-        exploration_pages.scenario,
+        exploration_pages.scenario_id,
         6 as queue_step,
-        exploration_pages.surt_host_name,
+        exploration_pages.plan_host_id,
         exploration_pages.random_order as order_in_step,
         'explore' as segment_kind,
         exploration_pages.page_count - exploration_pages.pages_explored
