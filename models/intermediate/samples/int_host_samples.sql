@@ -31,22 +31,33 @@ partly_scored_hosts as (
 
 -- The classified sample's documents with their place in their host's sample for each
 -- seed (position 1 is sampled first): one md5 per document and seed, whatever the
--- classifiers.
-documents_positioned as (
+-- classifiers, computed before the windows sort by them (int_fullcrawl_host_samples).
+documents_keyed as (
     select
-        dataset_hosts.host_id,
         {%- for seed in seeds %}
-            row_number() over (
-                partition by dataset_hosts.host_id
-                order by {{ md5_number("documents.doc_id || ':" ~ seed ~ "'") }}
-            )::integer as sample_position_{{ seed }},
+            {{ md5_number("documents.doc_id || ':" ~ seed ~ "'") }}
+                as sample_key_{{ seed }},
         {%- endfor %}
+        dataset_hosts.host_id,
         documents.doc_id
     from documents
     inner join dataset_hosts
         on
             dataset_hosts.dataset_id = 1
             and documents.surt_host_name = dataset_hosts.surt_host_name
+),
+
+documents_positioned as (
+    select
+        documents_keyed.host_id,
+        {%- for seed in seeds %}
+            row_number() over (
+                partition by documents_keyed.host_id
+                order by documents_keyed.sample_key_{{ seed }}
+            )::integer as sample_position_{{ seed }},
+        {%- endfor %}
+        documents_keyed.doc_id
+    from documents_keyed
 ),
 
 -- Each classifier's scores of those documents. Read twice below: joining again is
