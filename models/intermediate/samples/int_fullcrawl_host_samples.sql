@@ -1,6 +1,3 @@
-{#- `| int`: the linter renders var() as the var's name -#}
-{%- set seeds = range(1, (var('sample_seeds') | int) + 1) %}
-
 -- int_host_samples' rows of the full crawl (docs/definitions.md A5, A6): its annotated
 -- pages of `fullcrawl_crawl`, each under its one signal (the annotation profile's flag
 -- and score), sampled within their host in order of md5(page_key || ':' || seed) as a
@@ -20,15 +17,11 @@ dataset_signals as (
     select * from {{ ref('int_dataset_signals') }}
 ),
 
--- Each page's sample keys, one md5 per seed, computed before the windows sort by them:
--- a window's sort carries its input's columns, and the page keys are long strings
--- (the query 48.2 -> 43.1 s at paper scale).
+-- Each page's sample keys, one md5 per seed, computed before the windows sort by them
+-- (macro sample_keys).
 pages_keyed as (
     select
-        {%- for seed in seeds %}
-            {{ md5_number("pages_flagged.page_key || ':" ~ seed ~ "'") }}
-                as sample_key_{{ seed }},
-        {%- endfor %}
+        {{ sample_keys('pages_flagged.page_key') }}
         dataset_signals.dataset_id,
         dataset_signals.classifier_id,
         dataset_hosts.host_id,
@@ -49,13 +42,8 @@ pages_keyed as (
 -- Each page's place in its host's sample for each seed: position 1 is sampled first.
 pages_positioned as (
     select
+        {{ sample_positions('pages_keyed') }}
         pages_keyed.dataset_id,
-        {%- for seed in seeds %}
-            row_number() over (
-                partition by pages_keyed.host_id
-                order by pages_keyed.sample_key_{{ seed }}
-            )::integer as sample_position_{{ seed }},
-        {%- endfor %}
         pages_keyed.classifier_id,
         pages_keyed.host_id,
         pages_keyed.score,

@@ -34,10 +34,7 @@ partly_scored_hosts as (
 -- classifiers, computed before the windows sort by them (int_fullcrawl_host_samples).
 documents_keyed as (
     select
-        {%- for seed in seeds %}
-            {{ md5_number("documents.doc_id || ':" ~ seed ~ "'") }}
-                as sample_key_{{ seed }},
-        {%- endfor %}
+        {{ sample_keys('documents.doc_id') }}
         dataset_hosts.host_id,
         documents.doc_id
     from documents
@@ -49,13 +46,8 @@ documents_keyed as (
 
 documents_positioned as (
     select
+        {{ sample_positions('documents_keyed') }}
         documents_keyed.host_id,
-        {%- for seed in seeds %}
-            row_number() over (
-                partition by documents_keyed.host_id
-                order by documents_keyed.sample_key_{{ seed }}
-            )::integer as sample_position_{{ seed }},
-        {%- endfor %}
         documents_keyed.doc_id
     from documents_keyed
 ),
