@@ -2,13 +2,16 @@
 
 1. Generates demo crawls (several seeds) until there are >= --min-mb of WARC, and trains the six
    demo classifiers on the first one.
-2. Times each part alone on one core, over all the pages: reading (FastWARC, whole blocks),
-   main-text extraction (resiliparse), language identification where the WARC has no cld2
-   (none here), and scoring with the six classifiers. Their per-page costs add up to the
+2. Times each part alone on one core, over all the pages, file by file: reading (FastWARC,
+   whole blocks), main-text extraction (resiliparse), language identification where the WARC
+   has no cld2 (none here), and scoring with the six classifiers. Their per-page costs add up to the
    limit of one core; times the cores, to the limit of the machine.
 3. Runs the pipeline (`ingest_documents`, all cores) over all files.
 4. Runs a plain loop as a user would write it (warcio + trafilatura + fastText, one process) on
    the first --plain-pages pages, and scales its per-page cost.
+5. Projects the pipeline's time for --project-pages pages (the paper's 3M-page sample, ~130 GB
+   of WARC: not written) from the measured rate, printed as projected; a projection from fewer
+   than 100k measured pages is flagged as too small a run.
 
     .venv/bin/python bench/bench_documents.py --out build/bench-documents
 """
@@ -18,9 +21,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's packages
 from demo.generate import synthesize
 from demo.train import train_demo_classifiers
 from ingest.documents import ingest_documents, main_text, score_texts
@@ -30,6 +35,8 @@ from ingest.warc_items import Page
 
 REPO = Path(__file__).resolve().parents[1]
 CRAWL = "CC-MAIN-2024-10"
+TARGET_SHARE = 0.85  # issue 32: the pipeline at >= 0.85 of the limit its parts set
+MIN_PROJECTION_PAGES = 100_000  # a projection rests on at least this many measured pages
 
 
 def prepare(out: Path, min_mb: float) -> tuple[list[Path], list]:
@@ -49,26 +56,29 @@ def prepare(out: Path, min_mb: float) -> tuple[list[Path], list]:
 
 
 def time_parts(files: list[Path], entries: list) -> dict:
-    started = time.perf_counter()
-    pages = [item for path in files for item in read_captures(path) if isinstance(item, Page)]
-    read_seconds = time.perf_counter() - started
+    """Each part's seconds over all the pages, file by file as the pipeline meets them.
 
-    started = time.perf_counter()
-    texts = [main_text(page) for page in pages]
-    extract_seconds = time.perf_counter() - started
-
+    A file's pages are read, extracted and scored, each part timed, then dropped: holding a
+    whole 100k-page run in memory first would slow the parts (the collector walks every page
+    kept) and understate the limit.
+    """
     scorers = [FastTextScorer(entry) for entry in entries]
     for scorer in scorers:
         scorer.score(["warm up"])
-    started = time.perf_counter()
-    score_texts(scorers, texts)
-    score_seconds = time.perf_counter() - started
-    return {
-        "pages": len(pages),
-        "read": read_seconds,
-        "extract": extract_seconds,
-        "score": score_seconds,
-    }
+    seconds = {"pages": 0, "read": 0.0, "extract": 0.0, "score": 0.0}
+    for path in files:
+        started = time.perf_counter()
+        pages = [item for item in read_captures(path) if isinstance(item, Page)]
+        read_done = time.perf_counter()
+        texts = [main_text(page) for page in pages]
+        extract_done = time.perf_counter()
+        score_texts(scorers, texts)
+        score_done = time.perf_counter()
+        seconds["pages"] += len(pages)
+        seconds["read"] += read_done - started
+        seconds["extract"] += extract_done - read_done
+        seconds["score"] += score_done - extract_done
+    return seconds
 
 
 def compare_libraries(files: list[Path], pages_sample: int) -> dict[str, float]:
@@ -176,6 +186,12 @@ def main() -> None:
     parser.add_argument("--plain-pages", type=int, default=3000)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeat", type=int, default=2, help="best of this many runs")
+    parser.add_argument(
+        "--project-pages",
+        type=int,
+        default=3_000_000,
+        help="pages to project the pipeline's time for (the paper's sample)",
+    )
     args = parser.parse_args()
 
     files, entries = prepare(args.out, args.min_mb)
@@ -226,9 +242,23 @@ def main() -> None:
         f"plain loop (warcio + trafilatura + fastText, 1 process): {plain_pages} pages in "
         f"{plain_seconds:.1f} s = {plain:,.1f} pages/s, {plain_mb_per_second:.2f} MB/s"
     )
+    share = pipeline / limit
     print(
-        f"pipeline / limit = {pipeline / limit:.2f} (target >= 0.70); "
+        f"pipeline / limit = {share:.2f} (target >= {TARGET_SHARE:.2f}: "
+        f"{'met' if share >= TARGET_SHARE else 'missed'}); "
         f"pipeline / plain loop = {pipeline / plain:.1f}x (target >= 10x)"
+    )
+    hours = args.project_pages / pipeline / 3600
+    gigabytes = megabytes / written * args.project_pages / 1e3
+    enough = (
+        ""
+        if written >= MIN_PROJECTION_PAGES
+        else (f" -- from {written:,} pages, fewer than the {MIN_PROJECTION_PAGES:,} it needs")
+    )
+    print(
+        f"projected, not measured: {args.project_pages:,} pages (~{gigabytes:,.0f} GB of WARC at "
+        f"this crawl's {megabytes / written * 1e3:.1f} KB a page) in {hours:.2f} h on "
+        f"{args.workers} workers at the measured {pipeline:,.0f} pages/s{enough}"
     )
 
 
