@@ -7,7 +7,8 @@ A dbt that cannot be started at all always raises ``DbtError``. dbt dies with it
 process group is stopped when the caller is interrupted (an exception, Ctrl-C, a SIGTERM the
 caller turns into one), and on Linux the kernel kills it when the caller is killed.
 ``measure`` runs a command (a benchmark's dbt build) with its output to a file and reports its
-wall time and the peak memory of its process tree; ``node_results`` reads a build's per-node
+wall time and the peak memory of its process tree (``measure_worker``: of a bench's child
+process that hands back a pickled result); ``node_results`` reads a build's per-node
 times; ``timed_build`` is the benches' one measured ``dbt build`` into a fresh warehouse.
 """
 
@@ -225,6 +226,22 @@ def measure(
     return Measured(seconds, peak, child.returncode)
 
 
+def measure_worker(command: Sequence[str], log: Path, out: Path, label: str) -> dict:
+    """``measure`` a benchmark's child process that pickles a dict into ``out``.
+
+    Returns that dict with ``seconds`` and ``peak``; a failed child raises ``SystemExit``
+    naming ``label`` with the end of its ``log``.
+    """
+    import pickle
+
+    run = measure(command, log)
+    if run.returncode != 0:
+        raise SystemExit(f"{label} failed ({run.returncode}):\n{log.read_text()[-6000:]}")
+    with out.open("rb") as handle:
+        result = pickle.load(handle)
+    return {"seconds": run.seconds, "peak": run.peak, **result}
+
+
 def node_results(target: Path) -> tuple[float, list[dict], list[dict]]:
     """Dbt's ``run_results.json`` under ``target``: its elapsed seconds, nodes and unbuilt.
 
@@ -270,12 +287,16 @@ def timed_build(
     name: str,
     *,
     select: Sequence[str] = (),
+    exclude: Sequence[str] = (),
     with_tests: bool = False,
     threads: int | None = None,
+    fresh: bool = True,
 ) -> dict:
     """One measured ``dbt build`` of ``home``'s lake into a fresh ``warehouse`` (deleted first).
 
-    ``select``: dbt selectors (every node when empty); without ``with_tests`` the data and unit
+    ``select``, ``exclude``: dbt selectors (every node when ``select`` is empty); ``fresh``
+    false builds into ``warehouse`` as it is (a part timed over the parents an earlier build
+    made); without ``with_tests`` the data and unit
     tests are left out. dbt's target, logs, exports and output go under ``work`` (named after
     ``name``). Raises ``SystemExit`` with the end of dbt's output when dbt wrote no
     ``run_results.json`` (it failed before building); otherwise returns ``name``,
@@ -283,8 +304,9 @@ def timed_build(
     ``elapsed``, ``nodes`` and ``unbuilt`` (``node_results``), ``target`` and ``log``: whether a
     failed test or an unbuilt model stops the bench is the caller's choice.
     """
-    for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
-        path.unlink(missing_ok=True)
+    if fresh:
+        for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+            path.unlink(missing_ok=True)
     target, log = work / f"target-{name}", work / f"dbt-{name}.log"
     shutil.rmtree(target, ignore_errors=True)  # no run_results.json of an earlier build
     env = {**os.environ, **dbt_env(home, warehouse, exports=work / f"exports-{name}")}
@@ -292,6 +314,8 @@ def timed_build(
     command = [executable(), "build", "--target", "dev", "--target-path", str(target)]
     if select:
         command += ["--select", *select]
+    if exclude:
+        command += ["--exclude", *exclude]
     if not with_tests:
         command += ["--exclude-resource-type", "test", "unit_test"]
     if threads:

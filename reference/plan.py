@@ -49,6 +49,7 @@ import pandas as pd
 from reference.config import VARS, decimal
 
 __all__ = [
+    "MART_COLUMNS",
     "SCENARIOS",
     "Plan",
     "Walk",
@@ -56,6 +57,7 @@ __all__ = [
     "plan_constraint_costs",
     "plan_diversity",
     "plan_host_fetch_budget",
+    "population_query",
     "water_level",
 ]
 
@@ -69,6 +71,109 @@ SCENARIOS: dict[str, dict] = {
     "robots_only": {**_NO_CAP, **_NO_FLOORS},
     "politeness_cap_only": {**_NO_ROBOTS, **_NO_FLOORS},
     "floors_only": {**_NO_ROBOTS, **_NO_CAP},
+}
+
+# int_plan_hosts' columns the plan is computed from (random_order apart: see population_query)
+POPULATION_COLUMNS = [
+    "surt_host_name",
+    "quality_group",
+    "language_stratum",
+    "tld_macro_category",
+    "known_url_count",
+    "sampled_page_count",
+    "sampled_hq_page_count",
+    "sampled_hq_density",
+    "robots_request_count",
+    "robots_unreachable_count",
+    "robots_refused_count",
+]
+
+
+def population_query(role: str) -> str:
+    """SQL for one crawl's population in int_plan_hosts (``role``: current or previous).
+
+    The columns the functions here read; random_order, an integer beyond 64 bits, as its
+    decimal string (read exactly as a Python integer).
+    """
+    columns = ", ".join(POPULATION_COLUMNS)
+    return (
+        f"select {columns}, random_order::varchar as random_order "
+        f"from int_plan_hosts where plan_role = '{role}'"
+    )
+
+
+# Each mart's columns as its comparison with the warehouse takes them: the keys, the columns
+# compared exactly (strings, flags, nullable integers), the integers, the floats.
+MART_COLUMNS: dict[str, tuple[list[str], list[str], list[str], list[str]]] = {
+    "plan_host_fetch_budget": (
+        ["surt_host_name"],
+        [
+            "phase",
+            "robots_constraint",
+            "quality_group",
+            "language_stratum",
+            "tld_macro_category",
+            "robots_status",
+            "is_politeness_capped",
+        ],
+        [
+            "known_url_count",
+            "robots_request_count",
+            "robots_failed_count",
+            "plannable_page_count",
+            "sampled_page_count",
+            "pages_sampled",
+            "pages_deepened",
+            "pages_explored",
+            "pages_reserved",
+            "pages_to_fetch",
+        ],
+        ["sampled_hq_density", "hq_density_estimate", "crawl_delay_seconds", "expected_hq"],
+    ),
+    "plan_diversity": (
+        ["dimension", "dimension_value"],
+        ["floor_page_count", "is_floor_met"],
+        ["population_host_count", "known_url_count", "plan_host_count", "plan_page_count"],
+        [
+            "population_host_share",
+            "plan_host_share",
+            "host_coverage",
+            "plan_page_share",
+            "expected_hq",
+            "expected_hq_share",
+            "representation_ratio",
+            "floor_share",
+        ],
+    ),
+    "plan_constraint_costs": (
+        ["scenario"],
+        ["page_cap"],
+        [
+            "budget_pages",
+            "plannable_page_count",
+            "plan_host_count",
+            "plan_page_count",
+            "robots_excluded_host_count",
+            "robots_reduced_host_count",
+            "robots_removed_page_count",
+            "capped_host_count",
+            "capped_page_count",
+            "floor_reserved_page_count",
+        ],
+        ["page_cap_crawl_delay_seconds", "expected_hq", "expected_hq_share", "expected_hq_cost"],
+    ),
+    "plan_changes": (
+        ["surt_host_name"],
+        ["change_reason", "phase_before", "phase_after"],
+        [
+            "known_url_count_before",
+            "known_url_count_after",
+            "pages_before",
+            "pages_after",
+            "page_change",
+        ],
+        ["expected_hq_before", "expected_hq_after"],
+    ),
 }
 
 

@@ -60,12 +60,14 @@ from hostaware.paths import PROJECT
 from reference.compare import assert_rows_match
 from reference.config import VARS
 from reference.plan import (
+    MART_COLUMNS,
     SCENARIOS,
     Plan,
     plan_changes,
     plan_constraint_costs,
     plan_diversity,
     plan_host_fetch_budget,
+    population_query,
 )
 
 ATOL = 1e-9
@@ -78,78 +80,8 @@ PLAN_AND_READERS = (
     " int_plan_allocations plan_host_fetch_budget plan_diversity plan_host_fetch_budget_csv"
     " plan_constraint_costs plan_changes"
 )
-POPULATION_COLUMNS = [
-    "surt_host_name",
-    "quality_group",
-    "language_stratum",
-    "tld_macro_category",
-    "known_url_count",
-    "sampled_page_count",
-    "sampled_hq_page_count",
-    "sampled_hq_density",
-    "robots_request_count",
-    "robots_unreachable_count",
-    "robots_refused_count",
-    "random_order",
-]
-PLAN_STRINGS = [
-    "phase",
-    "robots_constraint",
-    "quality_group",
-    "language_stratum",
-    "tld_macro_category",
-    "robots_status",
-    "is_politeness_capped",
-]
-PLAN_INTEGERS = [
-    "known_url_count",
-    "robots_request_count",
-    "robots_failed_count",
-    "plannable_page_count",
-    "sampled_page_count",
-    "pages_sampled",
-    "pages_deepened",
-    "pages_explored",
-    "pages_reserved",
-    "pages_to_fetch",
-]
-PLAN_FLOATS = ["sampled_hq_density", "hq_density_estimate", "crawl_delay_seconds", "expected_hq"]
-DIVERSITY_INTEGERS = [
-    "population_host_count",
-    "known_url_count",
-    "plan_host_count",
-    "plan_page_count",
-]
-DIVERSITY_FLOATS = [
-    "population_host_share",
-    "plan_host_share",
-    "host_coverage",
-    "plan_page_share",
-    "expected_hq",
-    "expected_hq_share",
-    "representation_ratio",
-    "floor_share",
-]
-# nullable: compared as objects
-DIVERSITY_NULLABLE = ["floor_page_count", "is_floor_met"]
-COSTS_INTEGERS = [
-    "budget_pages",
-    "plannable_page_count",
-    "plan_host_count",
-    "plan_page_count",
-    "robots_excluded_host_count",
-    "robots_reduced_host_count",
-    "robots_removed_page_count",
-    "capped_host_count",
-    "capped_page_count",
-    "floor_reserved_page_count",
-]
-COSTS_FLOATS = [
-    "page_cap_crawl_delay_seconds",
-    "expected_hq",
-    "expected_hq_share",
-    "expected_hq_cost",
-]
+# the plan's columns as the comparisons take them (keys, exact, integers, floats)
+_, PLAN_STRINGS, PLAN_INTEGERS, PLAN_FLOATS = MART_COLUMNS["plan_host_fetch_budget"]
 
 # ----------------------------------------------------------------------- comparison
 
@@ -541,12 +473,7 @@ def _write_population(warehouse: Path, population: pd.DataFrame) -> None:
 def _read_run(name: str, overrides: dict, home: Path) -> PlanRun:
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as connection:
         populations = {
-            role: connection.sql(
-                f"select {', '.join(POPULATION_COLUMNS[:-1])}, "
-                "random_order::varchar as random_order "
-                f"from int_plan_hosts where plan_role = '{role}'"
-            ).df()
-            for role in ("current", "previous")
+            role: connection.sql(population_query(role)).df() for role in ("current", "previous")
         }
         diversity = connection.sql("select * from plan_diversity").df()
         costs = connection.sql("select * from plan_constraint_costs").df()
@@ -718,10 +645,7 @@ def test_plan_diversity_matches_a_groupby_of_the_reference(
         f"{name} diversity",
         run.diversity,
         plan_diversity(run.reference.plan, run.reference.walk.budget, run.vars),
-        ["dimension", "dimension_value"],
-        DIVERSITY_NULLABLE,
-        DIVERSITY_INTEGERS,
-        DIVERSITY_FLOATS,
+        *MART_COLUMNS["plan_diversity"],
     )
 
 
@@ -737,10 +661,7 @@ def test_plan_constraint_costs_match_the_plan_without_each_constraint(
         f"{name} constraint costs",
         run.costs,
         costs,
-        ["scenario"],
-        ["page_cap"],
-        COSTS_INTEGERS,
-        COSTS_FLOATS,
+        *MART_COLUMNS["plan_constraint_costs"],
     )
     plan = run.costs.set_index("scenario").loc["plan"]
     assert plan["plan_page_count"] == run.parquet["pages_to_fetch"].sum()
@@ -792,16 +713,7 @@ def test_plan_changes_match_the_two_reference_plans(
         f"{name} changes",
         run.changes,
         plan_changes(run.previous, run.reference.plan),
-        ["surt_host_name"],
-        ["change_reason", "phase_before", "phase_after"],
-        [
-            "known_url_count_before",
-            "known_url_count_after",
-            "pages_before",
-            "pages_after",
-            "page_change",
-        ],
-        ["expected_hq_before", "expected_hq_after"],
+        *MART_COLUMNS["plan_changes"],
     )
 
 
