@@ -192,6 +192,7 @@ def main() -> None:
         f"{ratio:.2f}x (target >= {TARGET_RATIO:.0f}x: "
         f"{'met' if ratio >= TARGET_RATIO else 'missed'})"
     )
+    (work / "reference-plan.pickle").unlink(missing_ok=True)  # ~2 GB at paper scale
     if not args.keep_warehouse:
         warehouse.unlink(missing_ok=True)
         shutil.rmtree(work / "exports-plan", ignore_errors=True)
