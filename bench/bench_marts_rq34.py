@@ -216,7 +216,12 @@ def rq4_marts(home: Path, out: Path, seconds: dict[str, float], notes: list[str]
         inputs = _timed(
             seconds, "load (committed parts)", read_lake, lake, crawls=[crawl], tables=tables
         )
-        hosts = _timed(seconds, "host crawls (flags, quantiles)", coverage.host_crawls, inputs)
+        annotated = _timed(
+            seconds, "host crawl annotations", coverage.host_crawl_annotations, inputs
+        )
+        hosts = _timed(
+            seconds, "host crawls (flags, quantiles)", coverage.host_crawls, inputs, None, annotated
+        )
         rows += len(hosts)
         fct = hosts[[*keys, *numeric, *exact]].copy()
         for flag in ["is_analysed", *coverage.FLAGS]:
@@ -225,7 +230,8 @@ def rq4_marts(home: Path, out: Path, seconds: dict[str, float], notes: list[str]
         for table, function, arguments in (
             ("rpt_coverage_quality_correlation", coverage.coverage_quality_correlation,
              (inputs, hosts, None, stats)),
-            ("rpt_uncrawled_hq_summary", coverage.uncrawled_hq_summary, (inputs, hosts)),
+            ("rpt_uncrawled_hq_summary", coverage.uncrawled_hq_summary,
+             (inputs, hosts, None, annotated)),
             ("rpt_hidden_gems", coverage.hidden_gems, (hosts,)),
             ("rpt_missed_hq_by_tld", coverage.missed_hq_by_tld, (hosts,)),
             ("rpt_uncrawled_hq_by_coverage_band", coverage.uncrawled_hq_by_coverage_band,

@@ -95,17 +95,21 @@ def host_crawl_annotations(
     return pd.concat([paged, leveled])[_ANNOTATED]
 
 
-def host_crawls(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
+def host_crawls(
+    inputs: Inputs, config: dict | None = None, annotated: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """fct_host_crawls: every host-index row, its annotations and the crawl-level flags.
 
     Besides the mart's columns: coverage_median and hq_density_top_cutoff of its crawl.
+    ``annotated``, when given, is ``host_crawl_annotations(inputs, config's profile)``.
     """
     config = config or VARS
     fetched_column = config.get("rq4_fetched_count", "fetched_url_count")
     hosts = inputs.host_crawls[HOST_CRAWL_COLUMNS].copy()
     if fetched_column != "fetched_url_count":
         hosts["fetched_url_count"] = inputs.host_crawls[fetched_column]
-    annotated = host_crawl_annotations(inputs, config["annotation_profile"])
+    if annotated is None:
+        annotated = host_crawl_annotations(inputs, config["annotation_profile"])
     hosts = hosts.join(annotated, on=["crawl", "surt_host_name"])
     hosts["annotated_page_count"] = hosts["annotated_page_count"].where(
         hosts["annotation_level"].notna(), 0.0
@@ -157,11 +161,19 @@ def _share(part: float, total: float) -> float:
 
 
 def uncrawled_hq_summary(
-    inputs: Inputs, hosts: pd.DataFrame, config: dict | None = None
+    inputs: Inputs,
+    hosts: pd.DataFrame,
+    config: dict | None = None,
+    annotated: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """rpt_uncrawled_hq_summary: one row per crawl of the host index."""
+    """rpt_uncrawled_hq_summary: one row per crawl of the host index.
+
+    ``annotated``, when given, is ``host_crawl_annotations(inputs, config's profile)``.
+    """
     config = config or VARS
-    annotated = host_crawl_annotations(inputs, config["annotation_profile"]).index.to_frame()
+    if annotated is None:
+        annotated = host_crawl_annotations(inputs, config["annotation_profile"])
+    annotated = annotated.index.to_frame()
     rows = []
     for crawl, crawl_hosts in hosts.groupby("crawl", sort=True):
         analysed = crawl_hosts[crawl_hosts["is_analysed"]]
