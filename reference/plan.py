@@ -33,7 +33,7 @@ docs/warehouse.md), over the rows of int_plan_hosts:
   plan_changes compares the plan with the previous crawl's, planned from that crawl's rows of
   int_plan_hosts by the same function.
 
-Random orders are integers beyond 64 bits: they are ordered as Python integers, exactly.
+Random orders are integers beyond 64 bits: they are ranked exactly, on their two 64-bit halves.
 """
 
 from __future__ import annotations
