@@ -41,6 +41,7 @@ import shutil
 import sys
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -166,7 +167,7 @@ def rq3_marts(home: Path, out: Path, seconds: dict[str, float], notes: list[str]
     from reference.config import VARS
     from reference.depth import depth_policy_curves
     from reference.hosts import host_universe
-    from reference.lake import read_lake
+    from reference.lake import Inputs, read_lake
     from reference.samples import dataset_pages, sample_size_correlation, sampled_datasets
 
     tables = ("documents", "scores", "host_ranks", "host_crawls", "annotations")
@@ -180,12 +181,14 @@ def rq3_marts(home: Path, out: Path, seconds: dict[str, float], notes: list[str]
         tables=tables,
     )
     pages = _timed(seconds, "pages (flags, profiles)", dataset_pages, inputs)
-    samples = _timed(seconds, "sample orders (md5, sorts)", sampled_datasets, pages)
+    inputs = replace(inputs, annotations=Inputs().annotations)  # in pages now: not held twice
     for (dataset, classifier), frame in pages.items():
         notes.append(
             f"{dataset} {classifier}: {len(frame):,} pages, "
             f"{frame['surt_host_name'].nunique():,} hosts"
         )
+    samples = _timed(seconds, "sample orders (md5, sorts)", sampled_datasets, pages)
+    del pages
     correlation = _timed(seconds, "k-samples", sample_size_correlation, samples)
     universe = _timed(seconds, "host universe", host_universe, inputs)
     curves = _timed(

@@ -19,11 +19,13 @@ import math
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from reference.config import ANNOTATION_PROFILES, REGISTRY, VARS
 from reference.hosts import host_classifier_stats
 from reference.lake import HOST_CRAWL_COLUMNS, Inputs
-from reference.samples import pages_flagged
+from reference.samples import flag_values, pages_flagged
 from reference.stats import quantile_cont, spearman
 
 __all__ = [
@@ -66,29 +68,37 @@ def host_crawl_annotations(
         ValueError: a host-level row of a page-level profile, or two of one host and crawl.
     """
     pages = pages_flagged(inputs, profile)
-    paged = pages.groupby(["crawl", "surt_host_name"], sort=True)["is_hq"].agg(["size", "sum"])
+    crawl, crawls = pd.factorize(pages["crawl"], sort=True)
+    host, names = pd.factorize(pages["surt_host_name"], sort=True)
+    width = max(len(names), 1)
+    group, keys = pd.factorize(crawl.astype(np.int64) * width + host, sort=True)
+    size = np.bincount(group, minlength=len(keys)).astype(float)
+    hq = np.bincount(group, pages["is_hq"].to_numpy(float), len(keys))
     paged = pd.DataFrame(
         {
             "annotation_level": "page",
-            "annotated_page_count": paged["size"].astype(float),
-            "hq_page_count": paged["sum"].astype(float),
-            "hq_density": paged["sum"] / paged["size"],
-        }
+            "annotated_page_count": size,
+            "hq_page_count": hq,
+            "hq_density": hq / size,
+        },
+        index=pd.MultiIndex.from_arrays(
+            [crawls[keys // width], names[keys % width]], names=["crawl", "surt_host_name"]
+        ),
     )
     hosts = inputs.host_annotations
     levels = ANNOTATION_PROFILES.reindex(hosts["annotation_profile"])["annotation_level"]
     if not (levels == "host").all():
         raise ValueError("host annotations under a profile that is not host level")
-    hosts = hosts[~hosts["crawl"].isin(set(pages["crawl"]))]
+    hosts = hosts[~hosts["crawl"].isin(crawls)]
     if hosts.duplicated(["crawl", "surt_host_name"]).any():
         raise ValueError("two host-level annotations of one host and crawl")
-    flag = hosts["in_gneissweb"].map(lambda value: float(bool(value)) if pd.notna(value) else 0.0)
+    flag = np.nan_to_num(flag_values(hosts["in_gneissweb"]), nan=0.0)  # no flag: not in it
     leveled = pd.DataFrame(
         {
             "annotation_level": "host",
             "annotated_page_count": np.nan,
             "hq_page_count": np.nan,
-            "hq_density": flag.to_numpy(float),
+            "hq_density": flag,
         },
         index=pd.MultiIndex.from_frame(hosts[["crawl", "surt_host_name"]]),
     )
@@ -173,7 +183,8 @@ def uncrawled_hq_summary(
     config = config or VARS
     if annotated is None:
         annotated = host_crawl_annotations(inputs, config["annotation_profile"])
-    annotated = annotated.index.to_frame()
+    annotated_crawl = annotated.index.get_level_values("crawl")
+    annotated_host = annotated.index.get_level_values("surt_host_name")
     rows = []
     for crawl, crawl_hosts in hosts.groupby("crawl", sort=True):
         analysed = crawl_hosts[crawl_hosts["is_analysed"]]
@@ -181,8 +192,9 @@ def uncrawled_hq_summary(
         total = float(estimate.sum())  # no analysed host: nothing missed
         chosen = {flag: analysed[flag].astype(bool) for flag in FLAGS}
         with_hq = chosen["is_low_coverage"] & (analysed["hq_density"] > 0)
-        of_crawl = set(annotated.loc[annotated["crawl"] == crawl, "surt_host_name"])
-        missing = of_crawl - set(crawl_hosts["surt_host_name"])
+        of_crawl = pa.array(annotated_host[annotated_crawl == crawl])  # each host once
+        indexed = pc.is_in(of_crawl, value_set=pa.array(crawl_hosts["surt_host_name"]))
+        missing = len(of_crawl) - pc.sum(indexed, min_count=0).as_py()
         gems = int(chosen["is_hidden_gem"].sum())
         rows.append(
             {
@@ -202,7 +214,7 @@ def uncrawled_hq_summary(
                 "hidden_gem_hq_share": _share(estimate[chosen["is_hidden_gem"]].sum(), total),
                 "low_coverage_with_hq_host_count": int(with_hq.sum()),
                 "low_coverage_with_hq_hq_share": _share(estimate[with_hq].sum(), total),
-                "annotated_hosts_missing_from_host_index": len(missing),
+                "annotated_hosts_missing_from_host_index": missing,
             }
         )
     return pd.DataFrame(rows)
@@ -270,22 +282,30 @@ def coverage_quality_correlation(
     config = config or VARS
     stats = host_classifier_stats(inputs, config) if stats is None else stats
     stats = stats[stats["doc_count"] >= config["min_docs_per_host"]]
+    columns = ["surt_host_name", "quality_score_median"]
     medians = {
-        classifier: stats.loc[stats["classifier"] == classifier].set_index("surt_host_name")[
-            "quality_score_median"
-        ]
+        classifier: stats.loc[stats["classifier"] == classifier, columns]
         for classifier in sorted(REGISTRY["classifier"])
     }
     rows = []
     for crawl, crawl_hosts in hosts.groupby("crawl", sort=True):
-        pages = crawl_hosts["annotated_page_count"].fillna(1)
+        pages = crawl_hosts["annotated_page_count"].fillna(1).to_numpy(float)
+        analysed = crawl_hosts["is_analysed"].to_numpy(bool)
+        coverage = crawl_hosts["coverage_rate"].to_numpy(float)
+        density = crawl_hosts["hq_density"].to_numpy(float)
+        # each classifier's hosts as positions among the crawl's (-1: not in the host index)
+        names = pd.Index(crawl_hosts["surt_host_name"])
+        at = {c: names.get_indexer(m["surt_host_name"]) for c, m in medians.items()}
         for minimum in config["coverage_quality_min_annotated_pages"]:
-            analysed = crawl_hosts[crawl_hosts["is_analysed"] & (pages >= minimum)]
-            coverage = analysed.set_index("surt_host_name")["coverage_rate"]
-            pairs = {ANNOTATION_SIGNAL: (coverage, analysed["hq_density"])}
+            chosen = analysed & (pages >= minimum)
+            pairs = {ANNOTATION_SIGNAL: (coverage[chosen], density[chosen])}
             for classifier, median in medians.items():
-                common = median.index.intersection(coverage.index)
-                pairs[(classifier, "classified_sample")] = (coverage[common], median[common])
+                found = at[classifier] >= 0
+                found[found] = chosen[at[classifier][found]]
+                pairs[(classifier, "classified_sample")] = (
+                    coverage[at[classifier][found]],
+                    median["quality_score_median"].to_numpy(float)[found],
+                )
             for (signal, source), (x, y) in pairs.items():
                 if not len(x):
                     continue
@@ -296,7 +316,7 @@ def coverage_quality_correlation(
                         "min_annotated_pages": minimum,
                         "signal_source": source,
                         "host_count": len(x),
-                        "spearman_rho": spearman(x.to_numpy(float), y.to_numpy(float)),
+                        "spearman_rho": spearman(x, y),
                     }
                 )
     return pd.DataFrame(rows)

@@ -79,20 +79,25 @@ def scores_flagged(inputs: Inputs) -> pd.DataFrame:
 
 
 def host_classifier_stats(inputs: Inputs, config: dict | None = None) -> pd.DataFrame:
-    """A1: int_host_classifier_stats, one row per host and classifier with a score."""
+    """A1: int_host_classifier_stats, one row per host and classifier with a score.
+
+    Grouped on one integer per (host, classifier), numbered in name order.
+    """
     flagged = scores_flagged(inputs)
-    groups = flagged.groupby(["surt_host_name", "classifier"], sort=True)["score"]
-    result = pd.DataFrame(
-        {
-            "doc_count": groups.size(),
-            "quality_score_median": groups.median(),
-            "quality_score_mean": groups.mean(),
-            "quality_score_var": groups.var(ddof=1),
-            "hq_doc_count": flagged.groupby(["surt_host_name", "classifier"], sort=True)[
-                "is_hq"
-            ].sum(),
-        }
-    ).reset_index()
+    host, hosts = pd.factorize(flagged["surt_host_name"], sort=True)
+    classifier, classifiers = pd.factorize(flagged["classifier"], sort=True)
+    width = max(len(classifiers), 1)
+    key = host.astype(np.int64) * width + classifier  # ascending: by host, then classifier
+    groups = pd.Series(flagged["score"].to_numpy(float)).groupby(key, sort=True)
+    result = groups.agg(["size", "median", "mean"]).set_axis(
+        ["doc_count", "quality_score_median", "quality_score_mean"], axis=1
+    )
+    result["quality_score_var"] = groups.var(ddof=1)
+    result["hq_doc_count"] = pd.Series(flagged["is_hq"].to_numpy(bool)).groupby(key).sum()
+    keys = result.index.to_numpy()
+    result.insert(0, "classifier", classifiers[keys % width])
+    result.insert(0, "surt_host_name", hosts[keys // width])
+    result = result.reset_index(drop=True)
     result["hq_density"] = result["hq_doc_count"] / result["doc_count"]
     return result
 

@@ -125,7 +125,8 @@ def _read_table(
                 read = read.append_column(column, pa.nulls(read.num_rows))
         read = read.select(list(wanted)).rename_columns(list(wanted.values()))
         if partition:
-            read = read.append_column(partition, pa.array([value] * read.num_rows, pa.string()))
+            partition_value = pa.scalar(value, pa.string())
+            read = read.append_column(partition, pa.repeat(partition_value, read.num_rows))
         tables.append(read)
     if not tables:
         return _empty(columns)

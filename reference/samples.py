@@ -32,6 +32,7 @@ __all__ = [
     "SCORE_UNITS",
     "Sampled",
     "dataset_pages",
+    "flag_values",
     "pages_flagged",
     "sample_pages",
     "sample_ranks",
@@ -44,10 +45,19 @@ __all__ = [
 SCORE_UNITS = 1e15
 
 
+def flag_values(flags: pd.Series) -> np.ndarray:
+    """A nullable flag column as floats: 1.0 true, 0.0 false, NaN null."""
+    known = flags.notna().to_numpy()
+    values = np.full(len(flags), np.nan)
+    values[known] = flags[known].astype(bool).to_numpy(float)
+    return values
+
+
 def pages_flagged(inputs: Inputs, profile: str | None = VARS["annotation_profile"]) -> pd.DataFrame:
     """Page-level annotations with ``is_hq`` by their profile's rule and ``signal_score``.
 
-    Only those of ``profile`` (the ``annotation_profile`` var) when it is set.
+    Only those of ``profile`` (the ``annotation_profile`` var) when it is set. Each rule is
+    applied once to the pages of its profiles (a handful of profiles, millions of pages).
 
     Raises:
         ValueError: a page of a host-level profile, a page without its rule's signal, or a crawl
@@ -55,33 +65,38 @@ def pages_flagged(inputs: Inputs, profile: str | None = VARS["annotation_profile
     """
     pages = inputs.annotations
     if profile is not None:
-        pages = pages[pages["annotation_profile"] == profile]
-    rules = ANNOTATION_PROFILES.reindex(pages["annotation_profile"])
-    if not (rules["annotation_level"] == "page").all():
+        chosen = (pages["annotation_profile"] == profile).to_numpy(bool)
+        pages = pages if chosen.all() else pages[chosen]
+    codes, profiles = pd.factorize(pages["annotation_profile"])
+    rules = ANNOTATION_PROFILES.reindex(profiles)
+    if (codes < 0).any() or not (rules["annotation_level"] == "page").all():
         raise ValueError("page annotations under a profile that is not page level")
-    rule = rules["hq_rule"].to_numpy()
-    threshold = rules["hq_threshold"].to_numpy(float)
     quality = pd.to_numeric(pages["quality_score"], errors="coerce").to_numpy(float)
     int_score = pd.to_numeric(pages["quality_int_score"], errors="coerce").to_numpy(float)
-    flag = pages["in_gneissweb"].map(
-        lambda v: np.nan if v is None or pd.isna(v) else float(bool(v))
-    )
-    flag = flag.to_numpy(float)
-    is_hq = np.select(
-        [rule == "in_gneissweb", rule == "quality_score_above", rule == "int_score_at_least"],
-        [flag, np.where(np.isnan(quality), np.nan, quality > threshold),
-         np.where(np.isnan(int_score), np.nan, int_score >= threshold)],
-        np.nan,
-    )  # fmt: skip
+    signals = {
+        "in_gneissweb": lambda: flag_values(pages["in_gneissweb"]),
+        "quality_score_above": lambda: quality,
+        "int_score_at_least": lambda: int_score,
+    }
+    is_hq = np.full(len(pages), np.nan)
+    for code, (rule, threshold) in enumerate(rules[["hq_rule", "hq_threshold"]].itertuples(False)):
+        if rule not in signals:
+            continue  # its pages stay without a signal
+        mine = codes == code
+        signal = signals[rule]()[mine]
+        if rule == "quality_score_above":
+            signal = np.where(np.isnan(signal), np.nan, signal > threshold)
+        elif rule == "int_score_at_least":
+            signal = np.where(np.isnan(signal), np.nan, signal >= threshold)
+        is_hq[mine] = signal
     if np.isnan(is_hq).any():
         raise ValueError(f"{int(np.isnan(is_hq).sum())} pages without their profile's signal")
-    flagged = pages.assign(
-        is_hq=is_hq > 0, signal_score=np.where(np.isnan(quality), is_hq, quality)
-    )
-    profiles = flagged.groupby("crawl")["annotation_profile"].nunique()
-    if (profiles > 1).any():
-        raise ValueError(f"crawls annotated under two profiles: {profiles[profiles > 1]}")
-    return flagged
+    crawl, crawls = pd.factorize(pages["crawl"])
+    pairs = np.unique(crawl.astype(np.int64) * max(len(profiles), 1) + codes)
+    per_crawl = np.bincount(pairs // max(len(profiles), 1), minlength=len(crawls))
+    if (per_crawl > 1).any():
+        raise ValueError(f"crawls annotated under two profiles: {list(crawls[per_crawl > 1])}")
+    return pages.assign(is_hq=is_hq > 0, signal_score=np.where(np.isnan(quality), is_hq, quality))
 
 
 def dataset_pages(
@@ -93,11 +108,14 @@ def dataset_pages(
     for classifier, group in flagged.groupby("classifier", sort=True):
         pages[("classified", classifier)] = group[["doc_id", "surt_host_name", "score", "is_hq"]]
     annotated = pages_flagged(inputs, (config or VARS)["annotation_profile"])
-    of_crawl = annotated[annotated["crawl"] == fullcrawl]
-    for profile, group in of_crawl.groupby("annotation_profile", sort=True):
-        pages[("fullcrawl", profile)] = group.rename(
-            columns={"page_key": "doc_id", "signal_score": "score"}
-        )[["doc_id", "surt_host_name", "score", "is_hq"]]
+    chosen = (annotated["crawl"] == fullcrawl).to_numpy(bool)
+    of_crawl = annotated if chosen.all() else annotated[chosen]  # no copy of 28.8M page keys
+    of_crawl = of_crawl.rename(columns={"page_key": "doc_id", "signal_score": "score"})
+    profiles = sorted(of_crawl["annotation_profile"].unique())
+    for profile in profiles:
+        mine = of_crawl["annotation_profile"] == profile
+        group = of_crawl if len(profiles) == 1 else of_crawl[mine]
+        pages[("fullcrawl", profile)] = group[["doc_id", "surt_host_name", "score", "is_hq"]]
     return pages
 
 
@@ -105,14 +123,19 @@ def sample_ranks(doc_ids: pd.Series, seeds: int = VARS["sample_seeds"]) -> np.nd
     """Per seed s, each page's rank in md5_number(doc_id || ':' || s) order, then doc_id.
 
     Computed once over a dataset's pages, it orders every subset of them (one classifier's
-    pages, one host's) as the subset's own md5 order would: ``ranks[s - 1, i]``.
+    pages, one host's) as the subset's own md5 order would: ``ranks[s - 1, i]``. The doc_id
+    decides only between equal digests (the same doc_id twice, or an md5 collision), so it is
+    sorted only when two digests are equal.
     """
-    names = doc_ids.tolist()
-    id_rank = pd.factorize(doc_ids, sort=True)[0]
-    ranks = np.empty((seeds, len(names)), dtype=np.int64)
+    ranks = np.empty((seeds, len(doc_ids)), dtype=np.int32)
     for seed in range(1, seeds + 1):
-        high, low = md5_halves(names, f":{seed}")
-        ranks[seed - 1, np.lexsort((id_rank, low, high))] = np.arange(len(names))
+        high, low = md5_halves(doc_ids, f":{seed}")
+        order = np.argsort(high, kind="stable")  # one sort while the 64-bit prefixes differ
+        if np.any(np.diff(high[order]) == 0):
+            order = np.lexsort((low, high))
+            if np.any((np.diff(high[order]) == 0) & (np.diff(low[order]) == 0)):
+                order = np.lexsort((pd.factorize(doc_ids, sort=True)[0], low, high))
+        ranks[seed - 1, order] = np.arange(len(doc_ids), dtype=np.int32)
     return ranks
 
 
@@ -149,21 +172,21 @@ class Sampled:
 
 
 def sample_pages(
-    pages: pd.DataFrame, seeds: int = VARS["sample_seeds"], ranks: pd.DataFrame | None = None
+    pages: pd.DataFrame, seeds: int = VARS["sample_seeds"], ranks: np.ndarray | None = None
 ) -> Sampled:
     """``Sampled`` of a pages frame (doc_id, surt_host_name, score, is_hq).
 
-    ``ranks``, when given, holds ``sample_ranks`` of a superset of the pages (indexed by
-    doc_id, one column per seed), so that several classifiers' pages share one md5 per page.
+    ``ranks``, when given, is ``ranks[s - 1, i]``: page i's rank in the seed's order among a
+    superset of the pages (``sample_ranks`` of them, taken at these pages), so that several
+    classifiers' pages share one md5 per page.
     """
     host, names = pd.factorize(pages["surt_host_name"], sort=True)
-    if ranks is None:
-        page_ranks = sample_ranks(pages["doc_id"], seeds)
-    else:
-        page_ranks = ranks.loc[pages["doc_id"]].to_numpy().T
-    position = np.empty((seeds, len(pages)), dtype=np.int64)
+    page_ranks = sample_ranks(pages["doc_id"], seeds) if ranks is None else ranks
+    position = np.empty((seeds, len(pages)), dtype=np.int32)
+    width = np.int64(page_ranks.max(initial=-1)) + 1  # ranks are below it
     for seed in range(1, seeds + 1):
-        order = np.lexsort((page_ranks[seed - 1], host))
+        # by host, then rank: one sort of a single 64-bit key
+        order = np.argsort(host * width + page_ranks[seed - 1], kind="stable")
         sorted_host = host[order]
         starts = np.r_[0, np.flatnonzero(sorted_host[1:] != sorted_host[:-1]) + 1]
         lengths = np.diff(np.r_[starts, len(order)])
@@ -234,8 +257,9 @@ def sampled_datasets(
     result = {}
     for dataset in sorted({dataset for dataset, _ in pages}):
         keys = [key for key in pages if key[0] == dataset]
-        doc_ids = pd.concat([pages[key]["doc_id"] for key in keys]).drop_duplicates()
-        ranks = pd.DataFrame(sample_ranks(doc_ids, seeds).T, index=doc_ids.to_numpy())
-        for key in keys:
-            result[key] = sample_pages(pages[key], seeds, ranks)
+        codes, doc_ids = pd.factorize(pd.concat([pages[key]["doc_id"] for key in keys]))
+        ranks = sample_ranks(pd.Series(doc_ids), seeds)
+        bounds = np.cumsum([0, *(len(pages[key]) for key in keys)])
+        for key, start, stop in zip(keys, bounds[:-1], bounds[1:], strict=True):
+            result[key] = sample_pages(pages[key], seeds, ranks[:, codes[start:stop]])
     return result

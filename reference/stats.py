@@ -20,6 +20,8 @@ try:  # CPython's own md5 (hashlib's fallback): half the cost per call of OpenSS
 except ImportError:  # pragma: no cover
     _fast_md5 = hashlib.md5
 
+_MD5_CHUNK = 1 << 20
+
 __all__ = [
     "bounded",
     "group_pearson",
@@ -40,14 +42,28 @@ def md5_number(text: str) -> int:
     return int.from_bytes(hashlib.md5(text.encode()).digest(), "little")
 
 
-def md5_halves(names: Sequence[str | bytes], suffix: str = "") -> tuple[np.ndarray, np.ndarray]:
-    """``md5_number(name || suffix)`` of each name as its high and low uint64 halves."""
+def md5_halves(
+    names: Sequence[str | bytes] | pd.Series, suffix: str = ""
+) -> tuple[np.ndarray, np.ndarray]:
+    """``md5_number(name || suffix)`` of each name as its high and low uint64 halves.
+
+    A million names at a time, so that the Python strings and digests of a crawl's 28.8M page
+    keys are never all held at once.
+    """
     tail = suffix.encode()
-    digests = b"".join(
-        [_fast_md5((n if isinstance(n, bytes) else n.encode()) + tail).digest() for n in names]
-    )
-    halves = np.frombuffer(digests, dtype="<u8").reshape(-1, 2).astype(np.uint64)
-    return halves[:, 1], halves[:, 0]
+    values = names.array if isinstance(names, pd.Series) else names
+    high = np.empty(len(values), dtype=np.uint64)
+    low = np.empty(len(values), dtype=np.uint64)
+    for start in range(0, len(values), _MD5_CHUNK):
+        part = values[start : start + _MD5_CHUNK]
+        part = part.tolist() if hasattr(part, "tolist") else part
+        digests = b"".join(
+            [_fast_md5((n if isinstance(n, bytes) else n.encode()) + tail).digest() for n in part]
+        )
+        halves = np.frombuffer(digests, dtype="<u8").reshape(-1, 2)
+        high[start : start + len(part)] = halves[:, 1]
+        low[start : start + len(part)] = halves[:, 0]
+    return high, low
 
 
 def md5_order(names: Sequence[str | bytes], suffix: str = "") -> np.ndarray:
