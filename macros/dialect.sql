@@ -241,3 +241,19 @@
 {% macro spark__surt_host_to_name(surt) -%}
     array_join(reverse(split({{ surt }}, ',')), '.')
 {%- endmacro %}
+
+{# key_hash(columns): a 64-bit hash of a row's values in the given columns, to narrow a
+   search for repeated keys to the few rows whose hashes repeat (equal keys hash equal; two
+   keys that only share a hash are told apart by a comparison of the keys themselves).
+   DuckDB's hash(...) and Spark's xxhash64(...) both take any number of columns. #}
+{% macro key_hash(columns) -%}
+    {{ return(adapter.dispatch('key_hash')(columns)) }}
+{%- endmacro %}
+
+{% macro default__key_hash(columns) -%}
+    hash({{ columns | join(', ') }})
+{%- endmacro %}
+
+{% macro spark__key_hash(columns) -%}
+    xxhash64({{ columns | join(', ') }})
+{%- endmacro %}
