@@ -22,7 +22,7 @@ RAW = $(HOSTAWARE_HOME)/raw
 # The tiny crawl that `make test` builds lives apart from the demo's data.
 TEST_HOME := $(CURDIR)/build/test-home
 
-.PHONY: demo test venv lint pytest synth-demo ingest ingest-tables paper-lake build demo-check dbt-test-build warehouse-test clean \
+.PHONY: demo test venv lint pytest synth-demo ingest ingest-tables paper-lake build update demo-check dbt-test-build warehouse-test clean \
 	spark-venv spark-build spark-test
 
 venv: $(VENV)/.installed
@@ -88,6 +88,12 @@ DBT_VARS ?=
 build: venv
 	$(DBT) build --quiet --target dev $(if $(DBT_VARS),--vars "$(DBT_VARS)")
 
+# A new crawl, graph release or annotation batch: ingest what is new under $(RAW) (each ingest
+# skips the inputs it has committed), then build only what the changed lake tables feed
+# (update/). UPDATE_ARGS: --dry-run, --full-refresh, or dbt's own after `--`.
+UPDATE_ARGS ?=
+update: venv ingest-tables
+	$(PY) -m update $(UPDATE_ARGS)
 # The demo's planted parameters against what the warehouse recovered (prints both).
 demo-check: venv
 	$(PY) -m pytest -q -s -m demo tests/demo/test_demo_planted_truth.py
