@@ -26,7 +26,7 @@ import pandas as pd
 from reference.config import ANNOTATION_PROFILES, VARS
 from reference.hosts import scores_flagged
 from reference.lake import Inputs
-from reference.stats import md5_halves, spearman, summary
+from reference.stats import md5_order, spearman, summary
 
 __all__ = [
     "SCORE_UNITS",
@@ -129,12 +129,7 @@ def sample_ranks(doc_ids: pd.Series, seeds: int = VARS["sample_seeds"]) -> np.nd
     """
     ranks = np.empty((seeds, len(doc_ids)), dtype=np.int32)
     for seed in range(1, seeds + 1):
-        high, low = md5_halves(doc_ids, f":{seed}")
-        order = np.argsort(high, kind="stable")  # one sort while the 64-bit prefixes differ
-        if np.any(np.diff(high[order]) == 0):
-            order = np.lexsort((low, high))
-            if np.any((np.diff(high[order]) == 0) & (np.diff(low[order]) == 0)):
-                order = np.lexsort((pd.factorize(doc_ids, sort=True)[0], low, high))
+        order = md5_order(doc_ids, f":{seed}", ties=lambda: pd.factorize(doc_ids, sort=True)[0])
         ranks[seed - 1, order] = np.arange(len(doc_ids), dtype=np.int32)
     return ranks
 

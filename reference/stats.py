@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -66,12 +66,23 @@ def md5_halves(
     return high, low
 
 
-def md5_order(names: Sequence[str | bytes], suffix: str = "") -> np.ndarray:
-    """The positions of ``names`` in ascending ``md5_number(name || suffix)`` order."""
+def md5_order(
+    names: Sequence[str | bytes] | pd.Series,
+    suffix: str = "",
+    ties: Callable[[], np.ndarray] | None = None,
+) -> np.ndarray:
+    """The positions of ``names`` in ascending ``md5_number(name || suffix)`` order.
+
+    One sort while the 64-bit prefixes differ; all 128 bits where two are equal; and where two
+    digests are equal, ``ties()`` (a sort key per name, computed only then) decides, else their
+    positions.
+    """
     high, low = md5_halves(names, suffix)
     order = np.argsort(high, kind="stable")
     if np.any(np.diff(high[order]) == 0):  # a 64-bit prefix collision: use all 128 bits
         order = np.lexsort((low, high))
+        if ties is not None and np.any((np.diff(high[order]) == 0) & (np.diff(low[order]) == 0)):
+            order = np.lexsort((ties(), low, high))
     return order
 
 
