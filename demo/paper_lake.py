@@ -18,6 +18,7 @@ The scores are the true page scores (``Documents.true_score``), one row per page
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,7 +41,15 @@ from ingest.lake import (
     uncommit,
 )
 
-__all__ = ["SOURCE_NAME", "TABLES", "source_uri", "summary", "write_sample", "write_source"]
+__all__ = [
+    "SOURCE_NAME",
+    "TABLES",
+    "commit_sample",
+    "source_uri",
+    "summary",
+    "write_sample",
+    "write_source",
+]
 
 # The stand-in input file of the sample, in the crawl's folder.
 SOURCE_NAME = "paper-sample.txt"
@@ -121,28 +130,40 @@ def write_sample(
     ``source`` is the file ``write_source`` wrote (its text is the documents' ``warc_file``).
     Returns the manifest row.
     """
-    started = datetime.now(UTC)
-    sha256 = sha256_of(source)
-    key = file_key(sha256)
-    report = IngestReport(source)
     tables = {
         "documents": lambda: _documents_table(source.read_text("ascii"), hosts, documents, pages),
         "document_scores": lambda: _scores_table(documents, pages),
     }
+    return commit_sample(lake, source, tables, documents.count)
+
+
+def commit_sample(
+    lake: Path, source: Path, tables: Mapping[str, Callable[[], pa.Table]], count: int
+) -> dict:
+    """Commit ``tables`` (``TABLES``' rows, built when called) as the ingest of ``source``.
+
+    The documents of one input file: ``count`` pages of ``SAMPLE_CRAWL``, a previous commit of
+    the same file replaced. Returns the manifest row. bench/bench_update.py commits a share
+    of the sample as a second input (a WARC batch) with it.
+    """
+    started = datetime.now(UTC)
+    sha256 = sha256_of(source)
+    key = file_key(sha256)
+    report = IngestReport(source)
     with table_lock(lake, TABLES):
         prepare_tables(lake, TABLES)
         for row in manifest_rows(lake, "documents"):
             if row["part_key"] == key:
                 uncommit(lake, "documents", row)
         parts = []
-        for table, build in tables.items():
+        for table in TABLES:
             schema, partition_column = schemas.TABLES[table]
             with PartWriter(
                 lake, table, key, schema, partition_column, _DICTIONARY[table]
             ) as writer:
-                writer.write(SAMPLE_CRAWL, build())
+                writer.write(SAMPLE_CRAWL, tables[table]())
                 parts += writer.finish()
-        report.read = report.written = documents.count
+        report.read = report.written = count
         report.check(max_reject_rate=0.0)
         return commit_parts(
             lake, "documents", report, sha256, parts, started, crawl=SAMPLE_CRAWL, key=key

@@ -3,18 +3,32 @@
 A build through this module records, in the warehouse's table ``hostaware_lake_state``, the
 committed parts of the lake it read: one row per part file (its lake-relative path) with the
 manifest row that commits it (``ingest.lake.committed_parts``: its lake table, the input's
-sha256 and when its ingest finished, so an input ingested again with ``--replace`` counts as
-changed even where its part keeps its name). The state is taken before dbt starts and written
-only when dbt succeeds: a build that fails or is interrupted leaves the state of the last good
-build, and the next update builds the same changes again.
+sha256, when its ingest finished, and the crawl or graph release it belongs to), so an input
+ingested again with ``--replace`` counts as changed even where its part keeps its name. The
+state is taken before dbt starts and written only when dbt succeeds: a build that fails or is
+interrupted leaves the state of the last good build, and the next update builds the same
+changes again.
 
-An update compares the lake's committed parts now with the recorded ones. A part added,
-removed or recommitted changes its table folder (``host_index``) and the manifest folder of its
-row (``_manifest/host_index``); the dbt sources that read a changed folder (their
-``spark_lake_folders`` meta) are selected with everything downstream of them
-(``source:host_index.host_index+``), and nothing else is built. No recorded state (a warehouse
-never built this way) or ``--full-refresh``: everything. Vars, seeds and models changed since
-the last build are not inputs here: build everything after changing them.
+An update compares the lake's committed parts now with the recorded ones. Each part added,
+removed or recommitted is a change of its lake table's partition: ``(host_index,
+CC-MAIN-2023-06)``. The dbt sources that read the part's folders (their ``spark_lake_folders``
+meta) carry the change to their descendants, and three kinds of model treat it differently
+(their ``meta``, docs/warehouse.md "The monthly update"):
+
+- a model with ``lake_partitions`` ({lake table: [crawls or releases]}) depends on those
+  tables only through the partitions named (the sample crawl's host index, the graph release's
+  ranks): a change of another partition of them stops there. ``<crawl`` names the latest
+  crawl before ``crawl`` (the plan's previous crawl when no var names it), taken from the host
+  index's committed crawls before and after the change, both;
+- a model ``partitioned_by`` a column (its rows one crawl's each, materialized incremental:
+  macros/partitions.sql) recomputes only the crawls that changed in its ``lake_tables``, and
+  all of them for any other change that reaches it;
+- any other model is built again whole.
+
+The models reached are built (``dbt build --select``, their tests with them), the crawls of the
+partitioned ones passed in the var ``update_partitions``. No recorded state (a warehouse never
+built this way) or ``--full-refresh``: everything. Vars, seeds and models changed since the
+last build are not inputs here: build everything after changing them.
 
 The ingest of new raw files is the commands' own (each skips inputs already committed); ``make
 update`` runs them first.
@@ -25,10 +39,11 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import yaml
 
 from hostaware import dbt, paths
 from hostaware.cli import OneLineParser
@@ -37,20 +52,26 @@ from ingest.lake import committed_parts
 __all__ = [
     "STATE_TABLE",
     "Changes",
+    "Node",
+    "Plan",
     "changes",
     "lake_state",
     "main",
+    "plan_build",
     "record_state",
     "recorded_state",
-    "sources_reading",
     "update",
 ]
 
 STATE_TABLE = "hostaware_lake_state"
 
 # A committed part: (its lake-relative path, its manifest's lake table, the input's sha256,
-# when the ingest that committed it finished)
-Part = tuple[str, str, str, str]
+# when the ingest that committed it finished, its crawl or graph release or '')
+Part = tuple[str, str, str, str, str]
+_STATE_COLUMNS = ("part_path", "lake_table", "source_sha256", "finished_at", "part_partition")
+
+# A change reaching a model: (the lake table of the manifest row, the crawl or release)
+Tag = tuple[str, str]
 
 
 def lake_state(lake: Path) -> set[Part]:
@@ -64,25 +85,28 @@ def lake_state(lake: Path) -> set[Part]:
                 str(row["lake_table"]),
                 str(row["source_sha256"]),
                 finished.isoformat() if finished is not None else "",
+                str(row.get("crawl") or row.get("release") or ""),
             )
         )
     return state
 
 
 def recorded_state(warehouse: Path) -> set[Part] | None:
-    """The parts the last recorded build read; None when no build recorded them."""
+    """The parts the last recorded build read; None when no build recorded them.
+
+    A state recorded by an older version (without the parts' partitions) is none.
+    """
     if not warehouse.exists():
         return None
     with duckdb.connect(str(warehouse), read_only=True) as connection:
-        found = connection.execute(
-            "select count(*) from information_schema.tables where table_name = ?", [STATE_TABLE]
-        ).fetchone()[0]
-        if not found:
-            return None
-        rows = connection.execute(
-            f"select part_path, lake_table, source_sha256, finished_at from {STATE_TABLE}"
+        columns = connection.execute(
+            "select column_name from information_schema.columns where table_name = ?",
+            [STATE_TABLE],
         ).fetchall()
-    return {tuple(row) for row in rows}
+        if {name for (name,) in columns} != set(_STATE_COLUMNS):
+            return None
+        rows = connection.execute(f"select {', '.join(_STATE_COLUMNS)} from {STATE_TABLE}")
+        return {tuple(row) for row in rows.fetchall()}
 
 
 def record_state(warehouse: Path, state: Iterable[Part]) -> None:
@@ -93,10 +117,10 @@ def record_state(warehouse: Path, state: Iterable[Part]) -> None:
         connection.execute(
             f"create or replace table {STATE_TABLE} (part_path varchar primary key, "
             "lake_table varchar not null, source_sha256 varchar not null, "
-            "finished_at varchar not null)"
+            "finished_at varchar not null, part_partition varchar not null)"
         )
         if rows:
-            connection.executemany(f"insert into {STATE_TABLE} values (?, ?, ?, ?)", rows)
+            connection.executemany(f"insert into {STATE_TABLE} values (?, ?, ?, ?, ?)", rows)
         connection.execute("commit")
 
 
@@ -115,14 +139,29 @@ class Changes:
             f"_manifest/{table}" for _, table, *_ in parts
         }
 
+    def tags(self, folders: Iterable[str]) -> set[Tag]:
+        """The (lake table, partition) of each changed part in ``folders`` or their manifests."""
+        read = set(folders)
+        return {
+            (table, partition)
+            for path, table, _, _, partition in self.added | self.removed
+            if path.split("/", 1)[0] in read or f"_manifest/{table}" in read
+        }
+
     def summary(self) -> list[str]:
-        """One line per lake table: parts added and removed."""
-        tables = sorted({path.split("/", 1)[0] for path, *_ in self.added | self.removed})
+        """One line per lake folder and partition: parts added and removed."""
+
+        def key(part: Part) -> tuple[str, str]:
+            return part[0].split("/", 1)[0], part[4]
+
         lines = []
-        for table in tables:
-            added = sum(path.split("/", 1)[0] == table for path, *_ in self.added)
-            removed = sum(path.split("/", 1)[0] == table for path, *_ in self.removed)
-            lines.append(f"{table}: {added} part(s) new or recommitted, {removed} gone or replaced")
+        for folder, partition in sorted({key(part) for part in self.added | self.removed}):
+            added = sum(key(part) == (folder, partition) for part in self.added)
+            removed = sum(key(part) == (folder, partition) for part in self.removed)
+            where = f" {partition}" if partition else ""
+            lines.append(
+                f"{folder}{where}: {added} part(s) new or recommitted, {removed} gone or replaced"
+            )
         return lines
 
 
@@ -134,33 +173,142 @@ def changes(before: set[Part], now: set[Part]) -> Changes:
     return Changes(frozenset(now - before), frozenset(before - now))
 
 
-def sources_reading(folders: set[str], sources: Mapping[str, Iterable[str]]) -> list[str]:
-    """The selectors of the sources that read any of ``folders`` (``source:<name>.<table>``).
+@dataclass(frozen=True)
+class Node:
+    """A dbt model or source, as far as the update cares."""
 
-    ``sources`` maps a source's unique id (``source.hostaware.<name>.<table>``) to its lake
-    folders (``spark_lake_folders``).
+    unique_id: str
+    parents: tuple[str, ...] = ()
+    lake_folders: tuple[str, ...] = ()  # a source's spark_lake_folders
+    lake_partitions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # the lake tables whose crawls this model's rows follow one to one (its meta's)
+    partitioned_by: tuple[str, ...] | None = None
+    incremental: bool = False  # materialized incremental: built a crawl at a time
+
+    @property
+    def name(self) -> str:
+        """The model's or source table's name (the id's last part)."""
+        return self.unique_id.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an update builds: the models, and the crawls of the per-crawl ones."""
+
+    models: list[str]
+    partitions: dict[str, list[str]]  # a per-crawl model -> its crawls (absent: all)
+
+
+def _latest_before(crawl: str, state: Iterable[Part]) -> set[str]:
+    """The host index's latest committed crawl before ``crawl`` (none: the empty set)."""
+    earlier = {part[4] for part in state if part[1] == "host_index" and part[4] < crawl}
+    return {max(earlier)} if earlier else set()
+
+
+def plan_build(
+    found: Changes, nodes: Mapping[str, Node], before: set[Part], now: set[Part]
+) -> Plan:
+    """The models ``found`` reaches, by the module docs' three rules, in dbt's graph.
+
+    A change reaches a model as ``(lake table, partition, aligned)``: aligned while every
+    model it passed through keeps that table's rows one crawl's each (``partitioned_by`` it);
+    a per-crawl model recomputes only the changed crawls when every change reaching it is
+    aligned with it, else it is recomputed whole (the sample crawl's host index changes the
+    host profiles every crawl's correlations read).
     """
-    chosen = []
-    for unique_id, read in sorted(sources.items()):
-        if folders & set(read):
-            _, _, name, table = unique_id.split(".", 3)
-            chosen.append(f"source:{name}.{table}")
-    return chosen
+    arriving: dict[str, set[tuple[str, str, bool]]] = {}
+
+    def scope(node: Node) -> dict[str, set[str]]:
+        resolved = {}
+        for table, partitions in node.lake_partitions.items():
+            kept = set()
+            for partition in partitions:
+                if partition.startswith("<"):
+                    kept |= _latest_before(partition[1:], before)
+                    kept |= _latest_before(partition[1:], now)
+                else:
+                    kept.add(partition)
+            resolved[table] = kept
+        return resolved
+
+    def arrives(unique_id: str) -> set[tuple[str, str, bool]]:
+        """The changes reaching a node, within its scope."""
+        if unique_id not in arriving:
+            node = nodes.get(unique_id)
+            tags: set[tuple[str, str, bool]] = set()
+            if node is not None:  # else a seed: not a lake input
+                tags = {(table, part, True) for table, part in found.tags(node.lake_folders)}
+                for parent in node.parents:
+                    tags |= leaves(parent)
+                kept = scope(node)
+                tags = {tag for tag in tags if tag[0] not in kept or tag[1] in kept[tag[0]]}
+            arriving[unique_id] = tags
+        return arriving[unique_id]
+
+    def leaves(unique_id: str) -> set[tuple[str, str, bool]]:
+        """The changes a node hands its children: aligned only through its own tables."""
+        node = nodes.get(unique_id)
+        aligned = set(node.partitioned_by or ()) if node is not None else set()
+        is_source = unique_id.startswith("source.")
+        return {(t, p, a and (is_source or t in aligned)) for t, p, a in arrives(unique_id)}
+
+    models, partitions = [], {}
+    for unique_id, node in sorted(nodes.items()):
+        tags = arrives(unique_id)
+        if not unique_id.startswith("model.") or not tags:
+            continue
+        models.append(node.name)
+        if node.incremental and all(a and t in (node.partitioned_by or ()) for t, _, a in tags):
+            partitions[node.name] = sorted({partition for _, partition, _ in tags})
+    return Plan(models, partitions)
 
 
-def _source_folders(home: Path, warehouse: Path, work: Path) -> dict[str, list[str]]:
-    """Every dbt source's unique id -> the lake folders it reads (its meta)."""
-    args = ["ls", "--quiet", "--resource-type", "source", "--output", "json"]
-    args += ["--output-keys", "unique_id meta", "--target-path", str(work / "target-ls")]
+def _graph(home: Path, warehouse: Path, work: Path, ls_args: Iterable[str] = ()) -> dict[str, Node]:
+    """Every dbt model and source, with the update's meta, rendered with ``ls_args``' vars."""
+    args = ["ls", "--quiet", "--resource-type", "model", "source", "--output", "json"]
+    args += ["--output-keys", "unique_id depends_on config meta"]
+    args += ["--target-path", str(work / "target-ls"), *ls_args]
     result = dbt.run(args, home=home, warehouse=warehouse, env={"DBT_LOG_PATH": str(work / "logs")})
-    folders = {}
+    nodes = {}
     for line in result.stdout.splitlines():
-        if line.startswith("{"):
-            node = json.loads(line)
-            folders[node["unique_id"]] = list(node["meta"].get("spark_lake_folders") or [])
-    if not folders:
+        if not line.startswith("{"):
+            continue
+        listed = json.loads(line)
+        meta = {**listed.get("meta", {}), **listed.get("config", {}).get("meta", {})}
+        by = meta.get("partitioned_by")
+        nodes[listed["unique_id"]] = Node(
+            unique_id=listed["unique_id"],
+            parents=tuple(listed.get("depends_on", {}).get("nodes", [])),
+            lake_folders=tuple(meta.get("spark_lake_folders") or ()),
+            lake_partitions={
+                table: tuple(partitions)
+                for table, partitions in (meta.get("lake_partitions") or {}).items()
+            },
+            partitioned_by=tuple(by["lake_tables"]) if by else None,
+            incremental=listed.get("config", {}).get("materialized") == "incremental",
+        )
+    if not any(unique_id.startswith("source.") for unique_id in nodes):
         raise dbt.DbtError(["dbt", *args], 0, f"dbt listed no sources:\n{result.stdout}")
-    return folders
+    return nodes
+
+
+def _split_vars(dbt_args: Iterable[str]) -> tuple[list[str], dict]:
+    """``dbt_args`` without its ``--vars``, and those vars (YAML, as dbt reads them)."""
+    rest, found = [], {}
+    args = list(dbt_args)
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--vars" and index + 1 < len(args):
+            found.update(yaml.safe_load(args[index + 1]) or {})
+            index += 2
+            continue
+        if arg.startswith("--vars="):
+            found.update(yaml.safe_load(arg.split("=", 1)[1]) or {})
+        else:
+            rest.append(arg)
+        index += 1
+    return rest, found
 
 
 def update(
@@ -171,10 +319,10 @@ def update(
     dry_run: bool = False,
     dbt_args: Iterable[str] = (),
     out=sys.stdout,
-) -> list[str] | None:
+) -> Plan | None:
     """Build what the lake's changes since the recorded build need; record the new state.
 
-    Returns the dbt selectors built (an empty list: everything; None: nothing to build).
+    Returns what it built (``Plan.models`` empty: everything; None: nothing to build).
     ``dry_run`` says what it would build and builds nothing. Raises ``dbt.DbtError`` when the
     build fails (the recorded state is then left as it was), ``FileNotFoundError`` when
     ``home`` has no lake.
@@ -182,12 +330,13 @@ def update(
     lake = home / "lake"
     if not lake.is_dir():
         raise FileNotFoundError(f"no lake at {lake}: ingest into it first (python -m ingest)")
+    rest, user_vars = _split_vars(dbt_args)
     now = lake_state(lake)
     before = None if full_refresh else recorded_state(warehouse)
+    plan = Plan([], {})
     if before is None:
         why = "--full-refresh" if full_refresh else f"no recorded build in {warehouse}"
         print(f"{why}: building everything ({len(now)} committed parts)", file=out)
-        selectors: list[str] = []
     else:
         found = changes(before, now)
         if not found.added and not found.removed:
@@ -195,25 +344,32 @@ def update(
             return None
         for line in found.summary():
             print(f"new: {line}", file=out)
-        work = home / ".hostaware-update"
-        selectors = sources_reading(found.folders, _source_folders(home, warehouse, work))
-        if not selectors:
-            print("no dbt source reads the changed folders: nothing to build", file=out)
+        ls_args = ["--vars", json.dumps(user_vars)] if user_vars else []
+        nodes = _graph(home, warehouse, home / ".hostaware-update", ls_args)
+        plan = plan_build(found, nodes, before, now)
+        if not plan.models:
+            print("no model reads the changed partitions: nothing to build", file=out)
             if not dry_run:
                 record_state(warehouse, now)
             return None
-        print(f"building: {' '.join(f'{s}+' for s in selectors)}", file=out)
+        whole = [name for name in plan.models if name not in plan.partitions]
+        print(f"building {len(plan.models)} models: {' '.join(whole)}", file=out)
+        for name, crawls in sorted(plan.partitions.items()):
+            print(f"  {name}: only {', '.join(crawls) or 'no crawl (removed only)'}", file=out)
     if dry_run:
-        return selectors
-    args = ["build", "--target", "dev", *dbt_args]
-    if selectors:
-        args += ["--select", *(f"{selector}+" for selector in selectors)]
+        return plan
+    args = ["build", "--target", "dev", *rest]
+    if plan.models:
+        args += ["--select", *plan.models]
+        user_vars = {**user_vars, "update_partitions": plan.partitions}
+    if user_vars:
+        args += ["--vars", json.dumps(user_vars)]
     if full_refresh:
         args.append("--full-refresh")
     result = dbt.run(args, home=home, warehouse=warehouse)
     print(result.stdout.rstrip(), file=out)
     record_state(warehouse, now)
-    return selectors
+    return plan
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -116,7 +116,8 @@ def test_spark_mart_equals_duckdb_mart(engines, mart: str) -> None:
     connection, spark_tables = engines
     folder = spark_tables / mart
     assert folder.is_dir(), f"{mart} was not built on Spark ({folder} is missing)"
-    spark_relation = f"read_parquet('{folder}/*.parquet')"
+    # a per-crawl model is partitioned by crawl on Spark: its files under crawl=<id>/
+    spark_relation = f"read_parquet('{folder}/**/*.parquet', hive_partitioning = true)"
     duck_rows = connection.execute(f"select count(*) from {mart}").fetchone()[0]
     spark_rows = connection.execute(f"select count(*) from {spark_relation}").fetchone()[0]
     assert spark_rows == duck_rows, f"{mart}: {spark_rows} rows on Spark, {duck_rows} on DuckDB"

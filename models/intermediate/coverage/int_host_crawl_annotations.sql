@@ -2,10 +2,12 @@ with
 
 pages_flagged as (
     select * from {{ ref('int_page_annotations_flagged') }}
+    where {{ in_updated_partitions('crawl') }}
 ),
 
 host_annotations as (
     select * from {{ ref('stg_annotations__hosts') }}
+    where {{ in_updated_partitions('crawl') }}
 ),
 
 -- docs/definitions.md A7 (RQ4 coverage vs quality): a host's HQ density in a crawl is

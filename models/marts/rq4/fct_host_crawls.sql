@@ -5,10 +5,12 @@ with
 
 host_crawls as (
     select * from {{ ref('stg_host_index__host_crawls') }}
+    where {{ in_updated_partitions('crawl') }}
 ),
 
 host_crawl_annotations as (
     select * from {{ ref('int_host_crawl_annotations') }}
+    where {{ in_updated_partitions('crawl') }}
 ),
 
 -- docs/definitions.md A7 (RQ4 coverage vs quality): coverage from the crawler's own log

@@ -4,6 +4,7 @@ with
 -- held in memory (27.0 s against 22.7 s for the query at paper scale)
 host_crawls as {{ not_materialized() }} (
     select * from {{ ref('fct_host_crawls') }}
+    where {{ in_updated_partitions('crawl') }}
 ),
 
 host_classifier_stats as (

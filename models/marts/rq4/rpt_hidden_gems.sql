@@ -2,6 +2,7 @@ with
 
 host_crawls as (
     select * from {{ ref('fct_host_crawls') }}
+    where {{ in_updated_partitions('crawl') }}
 ),
 
 -- docs/definitions.md §2.1 (Data regimes: hidden gems): hosts crawled below the median

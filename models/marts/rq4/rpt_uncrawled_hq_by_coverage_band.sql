@@ -2,6 +2,7 @@ with
 
 host_crawls as (
     select * from {{ ref('fct_host_crawls') }}
+    where {{ in_updated_partitions('crawl') }}
 ),
 
 -- Bands of a tenth of coverage; a host crawled completely belongs to the top band.

@@ -2,10 +2,12 @@ with
 
 host_crawls as (
     select * from {{ ref('fct_host_crawls') }}
+    where {{ in_updated_partitions('crawl') }}
 ),
 
 host_crawl_annotations as (
     select * from {{ ref('int_host_crawl_annotations') }}
+    where {{ in_updated_partitions('crawl') }}
 ),
 
 -- docs/definitions.md A8 and A12 (RQ4 coverage vs quality): how much high quality the
