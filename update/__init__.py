@@ -27,8 +27,10 @@ meta) carry the change to their descendants, and three kinds of model treat it d
 
 The models reached are built (``dbt build --select``, their tests with them), the crawls of the
 partitioned ones passed in the var ``update_partitions``. No recorded state (a warehouse never
-built this way) or ``--full-refresh``: everything. Vars, seeds and models changed since the
-last build are not inputs here: build everything after changing them.
+built this way) or ``--full-refresh``: everything. The project is an input too: the state
+holds a fingerprint of it (``project_fingerprint``: models, seeds, macros, sources, their
+configs, ``dbt_project.yml`` and the vars given; table ``hostaware_project_state``), and an
+update whose project differs builds everything with ``--full-refresh``.
 
 The ingest of new raw files is the commands' own (each skips inputs already committed); ``make
 update`` runs them first.
@@ -36,6 +38,7 @@ update`` runs them first.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Iterable, Mapping
@@ -50,6 +53,7 @@ from hostaware.cli import OneLineParser
 from ingest.lake import committed_parts
 
 __all__ = [
+    "PROJECT_TABLE",
     "STATE_TABLE",
     "Changes",
     "Node",
@@ -58,12 +62,15 @@ __all__ = [
     "lake_state",
     "main",
     "plan_build",
+    "project_fingerprint",
     "record_state",
+    "recorded_fingerprint",
     "recorded_state",
     "update",
 ]
 
 STATE_TABLE = "hostaware_lake_state"
+PROJECT_TABLE = "hostaware_project_state"  # the fingerprint of the project it was built with
 
 # A committed part: (its lake-relative path, its manifest's lake table, the input's sha256,
 # when the ingest that committed it finished, its crawl or graph release or '')
@@ -109,8 +116,23 @@ def recorded_state(warehouse: Path) -> set[Part] | None:
         return {tuple(row) for row in rows.fetchall()}
 
 
-def record_state(warehouse: Path, state: Iterable[Part]) -> None:
-    """Replace the recorded state with ``state`` (in one transaction)."""
+def recorded_fingerprint(warehouse: Path) -> str | None:
+    """The project fingerprint of the last recorded build; None when none was recorded."""
+    if not warehouse.exists():
+        return None
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        found = connection.execute(
+            "select count(*) from information_schema.tables where table_name = ?",
+            [PROJECT_TABLE],
+        ).fetchone()[0]
+        if not found:
+            return None
+        row = connection.execute(f"select fingerprint from {PROJECT_TABLE}").fetchone()
+    return row[0] if row else None
+
+
+def record_state(warehouse: Path, state: Iterable[Part], fingerprint: str) -> None:
+    """Replace the recorded parts and project fingerprint (in one transaction)."""
     rows = sorted(state)
     with duckdb.connect(str(warehouse)) as connection:
         connection.execute("begin")
@@ -121,6 +143,10 @@ def record_state(warehouse: Path, state: Iterable[Part]) -> None:
         )
         if rows:
             connection.executemany(f"insert into {STATE_TABLE} values (?, ?, ?, ?, ?)", rows)
+        connection.execute(
+            f"create or replace table {PROJECT_TABLE} (fingerprint varchar not null)"
+        )
+        connection.execute(f"insert into {PROJECT_TABLE} values (?)", [fingerprint])
         connection.execute("commit")
 
 
@@ -263,11 +289,55 @@ def plan_build(
     return Plan(models, partitions)
 
 
-def _graph(home: Path, warehouse: Path, work: Path, ls_args: Iterable[str] = ()) -> dict[str, Node]:
-    """Every dbt model and source, with the update's meta, rendered with ``ls_args``' vars."""
+def project_fingerprint(manifest: Mapping, user_vars: Mapping, project_file: bytes) -> str:
+    """A digest of what the warehouse's rows depend on besides the lake.
+
+    The dbt version and adapter; each model's, seed's and snapshot's code checksum, rendered
+    config, parents, macros and column types; each source's config, meta and columns; the
+    project's macros; ``dbt_project.yml`` (its vars and folder settings) and the vars given on
+    the command line. Descriptions and tests are left out: they change no row.
+    """
+    project = manifest["metadata"]["project_name"]
+    described = [
+        manifest["metadata"].get("dbt_version"),
+        manifest["metadata"].get("adapter_type"),
+        hashlib.sha256(project_file).hexdigest(),
+        json.dumps(user_vars, sort_keys=True, default=str),
+    ]
+    for unique_id, node in sorted(manifest["nodes"].items()):
+        if node["resource_type"] not in ("model", "seed", "snapshot"):
+            continue
+        described.append(
+            [
+                unique_id,
+                node.get("checksum"),
+                node.get("config"),
+                node.get("depends_on"),
+                {name: column.get("data_type") for name, column in node["columns"].items()},
+            ]
+        )
+    for unique_id, source in sorted(manifest["sources"].items()):
+        columns = {name: column.get("data_type") for name, column in source["columns"].items()}
+        described.append([unique_id, source.get("config"), source.get("meta"), columns])
+    for unique_id, macro in sorted(manifest["macros"].items()):
+        if macro.get("package_name") == project:
+            described.append([unique_id, macro.get("macro_sql")])
+    text = json.dumps(described, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _graph(
+    home: Path, warehouse: Path, work: Path, user_vars: Mapping | None = None
+) -> tuple[dict[str, Node], str]:
+    """Every dbt model and source with the update's meta, and the project's fingerprint.
+
+    Rendered with ``user_vars`` (as the build will be).
+    """
+    target = work / "target-ls"
     args = ["ls", "--quiet", "--resource-type", "model", "source", "--output", "json"]
-    args += ["--output-keys", "unique_id depends_on config meta"]
-    args += ["--target-path", str(work / "target-ls"), *ls_args]
+    args += ["--output-keys", "unique_id depends_on config meta", "--target-path", str(target)]
+    if user_vars:
+        args += ["--vars", json.dumps(user_vars)]
     result = dbt.run(args, home=home, warehouse=warehouse, env={"DBT_LOG_PATH": str(work / "logs")})
     nodes = {}
     for line in result.stdout.splitlines():
@@ -289,7 +359,9 @@ def _graph(home: Path, warehouse: Path, work: Path, ls_args: Iterable[str] = ())
         )
     if not any(unique_id.startswith("source.") for unique_id in nodes):
         raise dbt.DbtError(["dbt", *args], 0, f"dbt listed no sources:\n{result.stdout}")
-    return nodes
+    manifest = json.loads((target / "manifest.json").read_text())
+    project_file = (paths.PROJECT / "dbt_project.yml").read_bytes()
+    return nodes, project_fingerprint(manifest, user_vars or {}, project_file)
 
 
 def _split_vars(dbt_args: Iterable[str]) -> tuple[list[str], dict]:
@@ -332,10 +404,15 @@ def update(
         raise FileNotFoundError(f"no lake at {lake}: ingest into it first (python -m ingest)")
     rest, user_vars = _split_vars(dbt_args)
     now = lake_state(lake)
+    nodes, fingerprint = _graph(home, warehouse, home / ".hostaware-update", user_vars)
     before = None if full_refresh else recorded_state(warehouse)
     plan = Plan([], {})
+    why = "--full-refresh" if full_refresh else f"no recorded build in {warehouse}"
+    if before is not None and recorded_fingerprint(warehouse) != fingerprint:
+        # the per-crawl tables too: their columns may have changed
+        why = "the project (models, macros, seeds or vars) differs from the last update's"
+        before, full_refresh = None, True
     if before is None:
-        why = "--full-refresh" if full_refresh else f"no recorded build in {warehouse}"
         print(f"{why}: building everything ({len(now)} committed parts)", file=out)
     else:
         found = changes(before, now)
@@ -344,13 +421,11 @@ def update(
             return None
         for line in found.summary():
             print(f"new: {line}", file=out)
-        ls_args = ["--vars", json.dumps(user_vars)] if user_vars else []
-        nodes = _graph(home, warehouse, home / ".hostaware-update", ls_args)
         plan = plan_build(found, nodes, before, now)
         if not plan.models:
             print("no model reads the changed partitions: nothing to build", file=out)
             if not dry_run:
-                record_state(warehouse, now)
+                record_state(warehouse, now, fingerprint)
             return None
         whole = [name for name in plan.models if name not in plan.partitions]
         print(f"building {len(plan.models)} models: {' '.join(whole)}", file=out)
@@ -368,7 +443,7 @@ def update(
         args.append("--full-refresh")
     result = dbt.run(args, home=home, warehouse=warehouse)
     print(result.stdout.rstrip(), file=out)
-    record_state(warehouse, now)
+    record_state(warehouse, now, fingerprint)
     return plan
 
 
@@ -394,5 +469,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except dbt.DbtError as error:
         print(f"update failed; the recorded state is unchanged: {error}", file=sys.stderr)
+        return 1
+    except duckdb.IOException as error:  # another process (an update, a build) holds it
+        print(
+            f"python -m update: error: {paths.warehouse()} is held by another process "
+            f"({error}); the recorded state is unchanged",
+            file=sys.stderr,
+        )
         return 1
     return 0
