@@ -143,6 +143,20 @@
 {% macro spark__not_materialized() -%}
 {%- endmacro %}
 
+{# materialized(): DuckDB's hint that a CTE is computed once and held, where inlined its
+   expensive columns would be computed again in each expression naming them (a digest in
+   each branch of a case); Spark has no such hint. #}
+{% macro materialized() -%}
+    {{ return(adapter.dispatch('materialized')()) }}
+{%- endmacro %}
+
+{% macro default__materialized() -%}
+    materialized
+{%- endmacro %}
+
+{% macro spark__materialized() -%}
+{%- endmacro %}
+
 {# star_exclude(relation, columns): every column of relation but those. #}
 {% macro star_exclude(relation, columns) -%}
     {{ return(adapter.dispatch('star_exclude')(relation, columns)) }}
@@ -256,4 +270,18 @@
 
 {% macro spark__key_hash(columns) -%}
     xxhash64({{ columns | join(', ') }})
+{%- endmacro %}
+
+{# hex_prefix_number(text, digits): the number the first `digits` hex digits of
+   `text` (a digest's hex) spell, as a bigint (at most 15 digits). #}
+{% macro hex_prefix_number(text, digits) -%}
+    {{ return(adapter.dispatch('hex_prefix_number')(text, digits)) }}
+{%- endmacro %}
+
+{% macro default__hex_prefix_number(text, digits) -%}
+    ('0x' || substr({{ text }}, 1, {{ digits }}))::bigint
+{%- endmacro %}
+
+{% macro spark__hex_prefix_number(text, digits) -%}
+    cast(conv(substr({{ text }}, 1, {{ digits }}), 16, 10) as bigint)
 {%- endmacro %}

@@ -13,11 +13,12 @@ import math
 import numpy as np
 import pandas as pd
 
+from reference.bootstrap import interval, poisson_weights
 from reference.config import VARS
 from reference.hosts import host_classifier_stats
 from reference.lake import Inputs
 
-__all__ = ["anova", "host_quality_icc", "one_way_anova"]
+__all__ = ["anova", "host_quality_icc", "host_quality_icc_intervals", "one_way_anova"]
 
 
 def anova(sizes: np.ndarray, means: np.ndarray, variances: np.ndarray) -> dict[str, float]:
@@ -74,4 +75,48 @@ def host_quality_icc(
                     kept["quality_score_var"].to_numpy(float),
                 )
                 rows.append({"classifier": classifier, "min_docs": int(min_docs), **result})
+    return pd.DataFrame(rows)
+
+
+def host_quality_icc_intervals(
+    inputs: Inputs, config: dict | None = None, stats: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """rpt_host_quality_icc's icc1_ci_low, icc1_ci_high, icc1_se: the Poisson bootstrap.
+
+    Each replicate is the ANOVA of the hosts repeated by their weights (a host of weight 2 is
+    two hosts, weight 0 none); NaN replicates (fewer than two hosts) are left out, as SQL's
+    quantiles leave nulls out.
+    """
+    config = config or VARS
+    stats = host_classifier_stats(inputs, config) if stats is None else stats
+    replicates = int(config["bootstrap_replicates"])
+    hosts = sorted(stats["surt_host_name"].unique())
+    weights = dict(zip(hosts, poisson_weights(hosts, replicates), strict=True))
+    rows = []
+    for classifier, by_classifier in stats.groupby("classifier", sort=True):
+        for min_docs in config["icc_min_docs"]:
+            kept = by_classifier[by_classifier["doc_count"] >= min_docs]
+            if not len(kept):
+                continue
+            host_weights = np.array([weights[host] for host in kept["surt_host_name"]])
+            values = []
+            for b in range(1, replicates + 1):
+                repeat = host_weights[:, b]
+                icc1 = anova(
+                    np.repeat(kept["doc_count"].to_numpy(), repeat),
+                    np.repeat(kept["quality_score_mean"].to_numpy(float), repeat),
+                    np.repeat(kept["quality_score_var"].to_numpy(float), repeat),
+                )["icc1"]
+                if not math.isnan(icc1):
+                    values.append(icc1)
+            low, high, se = interval(np.array(values), float(config["bootstrap_level"]))
+            rows.append(
+                {
+                    "classifier": classifier,
+                    "min_docs": int(min_docs),
+                    "icc1_ci_low": low,
+                    "icc1_ci_high": high,
+                    "icc1_se": se,
+                }
+            )
     return pd.DataFrame(rows)

@@ -51,7 +51,7 @@ from reference.hosts import (
     scores_flagged,
     suffix_category,
 )
-from reference.icc import host_quality_icc, one_way_anova
+from reference.icc import host_quality_icc, host_quality_icc_intervals, one_way_anova
 from reference.lake import DOCUMENT_COLUMNS, Inputs, read_staging
 from reference.orderings import host_ordering_at_budget, host_ordering_yield_curves, walk_budgets
 from tests.fixtures import warehouse as warehouse_fixture
@@ -262,6 +262,20 @@ def test_host_quality_icc(warehouse: Warehouse):
             "icc_variance_ratio",
         ],
     )
+
+
+def test_host_quality_icc_intervals(warehouse: Warehouse):
+    """The Poisson bootstrap's interval and standard error: hosts repeated by their weights."""
+    assert_matches(
+        f"{warehouse.name} rpt_host_quality_icc intervals",
+        warehouse.table("rpt_host_quality_icc"),
+        host_quality_icc_intervals(warehouse.inputs),
+        keys=["classifier", "min_docs"],
+        numeric=["icc1_ci_low", "icc1_ci_high", "icc1_se"],
+    )
+    table = warehouse.table("rpt_host_quality_icc")
+    spread = table.dropna(subset=["icc1_se"])
+    assert len(spread) and (spread["icc1_ci_low"] <= spread["icc1_ci_high"]).all()
 
 
 def test_icc_formula_is_pingouins_icc1_on_a_balanced_subsample(warehouse: Warehouse):

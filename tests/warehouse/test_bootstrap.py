@@ -1,0 +1,76 @@
+"""The Poisson bootstrap's weights: Poisson(1), and the same in SQL as in ``reference``.
+
+The weights ``reference.bootstrap`` draws for 200,000 (host, replicate) pairs have Poisson(1)'s
+frequencies (a chi-square test), mean and variance, and replicates of one host are not
+correlated; macros/bootstrap.sql, run by dbt on DuckDB, gives every pair of 300 host names
+(the tiny crawl's, and names with quotes, accents and CJK) × replicates 0..30 the weight the
+reference gives it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import numpy as np
+import pytest
+from scipy import stats
+
+from hostaware import dbt
+from reference.bootstrap import THRESHOLDS, poisson_weights
+from tests.fixtures.warehouse import tiny_warehouse_or_skip
+
+ODD_NAMES = ["com,o'brien", "de,münchen,www", "cn,北京", "com,a b", "", "org,x\\y"]
+
+
+def test_the_weights_are_poisson_one():
+    keys = [f"com,host{i}" for i in range(10_000)]
+    weights = poisson_weights(keys, 20)
+    assert (weights[:, 0] == 1).all()  # replicate 0 is the sample
+    drawn = weights[:, 1:].ravel()
+    assert abs(drawn.mean() - 1) < 4 * np.sqrt(1 / drawn.size)
+    assert abs(drawn.var() - 1) < 0.02
+    observed = np.bincount(np.minimum(drawn, 5), minlength=6)
+    expected = np.append(stats.poisson.pmf(np.arange(5), 1), stats.poisson.sf(4, 1)) * drawn.size
+    assert stats.chisquare(observed, expected).pvalue > 1e-3, (observed, expected)
+    # one host's replicates are independent draws: no correlation between consecutive ones
+    lagged = np.corrcoef(weights[:, 1:-1].ravel(), weights[:, 2:].ravel())[0, 1]
+    assert abs(lagged) < 4 / np.sqrt(weights[:, 2:].size)
+    assert THRESHOLDS.size == 17 and THRESHOLDS[-1] < 2**52
+
+
+@pytest.mark.warehouse
+def test_sql_draws_the_references_weights(tmp_path):
+    home = tiny_warehouse_or_skip().parent
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as connection:
+        names = [row[0] for row in connection.sql(
+            "select distinct surt_host_name from int_hosts_profiled order by 1 limit 294"
+        ).fetchall()]  # fmt: skip
+    keys = names + ODD_NAMES
+    literals = ", ".join("'" + key.replace("'", "''") + "'" for key in keys)
+    sql = (
+        "select keys.key, replicates.replicate, "
+        "{{ bootstrap_weight(bootstrap_draw('keys.key', 'replicates.replicate'),"
+        " 'replicates.replicate') }} as weight "
+        f"from (select unnest([{literals}]) as key) as keys "
+        "cross join (select unnest(range(0, 31)) as replicate) as replicates"
+    )
+    result = dbt.run(
+        ["show", "--quiet", "--inline", sql, "--limit", "-1", "--output", "json",
+         "--target-path", str(tmp_path / "target")],
+        home=home,
+        warehouse=tmp_path / "w.duckdb",
+        env={"DBT_LOG_PATH": str(tmp_path / "logs")},
+    )  # fmt: skip
+    shown = json.loads(result.stdout[result.stdout.index("{") :])["show"]
+    sql_weights = {(row["key"], row["replicate"]): row["weight"] for row in shown}
+    expected = poisson_weights(keys, 30)
+    assert len(sql_weights) == len(keys) * 31
+    differing = [
+        (key, b, sql_weights[(key, b)], int(expected[i, b]))
+        for i, key in enumerate(keys)
+        for b in range(31)
+        if sql_weights[(key, b)] != expected[i, b]
+    ]
+    assert not differing, differing[:10]
+    assert expected[:, 1:].max() >= 3  # the draws reach past 0, 1 and 2
