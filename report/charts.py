@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 
@@ -196,8 +197,12 @@ def grouped_bars(
     series: dict[str, Sequence[float]],
     colours: dict[str, str] | None = None,
     baseline: float = 0.0,
+    intervals: dict[str, tuple[Sequence[float], Sequence[float]]] | None = None,
 ) -> None:
-    """Bars of each series side by side within each group (x = groups), from ``baseline``."""
+    """Bars of each series side by side within each group (x = groups), from ``baseline``.
+
+    ``intervals`` gives a series' (lows, highs): an error bar on each bar that has both.
+    """
     width = 0.8 / max(1, len(series))
     for index, (name, values) in enumerate(series.items()):
         offsets = [
@@ -206,6 +211,20 @@ def grouped_bars(
         colour = (colours or {}).get(name, CYCLE[index % len(CYCLE)])
         heights = [value - baseline for value in values]
         axis.bar(offsets, heights, width=width, bottom=baseline, label=name, color=colour)
+        if intervals and name in intervals:
+            lows, highs = (np.asarray(bound, dtype=float) for bound in intervals[name])
+            shown = ~(np.isnan(lows) | np.isnan(highs) | np.isnan(np.asarray(values, float)))
+            if shown.any():
+                middle = np.asarray(values, dtype=float)[shown]
+                axis.errorbar(
+                    np.asarray(offsets)[shown],
+                    middle,
+                    yerr=[middle - lows[shown], highs[shown] - middle],
+                    fmt="none",
+                    ecolor="#333333",
+                    elinewidth=0.8,
+                    capsize=2,
+                )
     axis.set_xticks(range(len(groups)), groups, rotation=30, ha="right")
     axis.grid(axis="x", visible=False)
 

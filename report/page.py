@@ -153,7 +153,9 @@ def render_html(warehouse: str, results: list[SectionResult], headline: list[Hea
         '<p class="source">Figures and tables of “Host-Aware Web Crawling for LLM Pretraining '
         "Data”, drawn from the marts of the warehouse "
         f"<code>{html.escape(warehouse)}</code> only. Each caption gives this warehouse's value "
-        "and, where the paper states one, the paper's.</p>",
+        "and, where the paper states one, the paper's. An interval [low, high] beside a number, "
+        "or an error bar on it, is where the number falls in 95% of samples of hosts drawn "
+        "like this one: the bootstrap over hosts of docs/definitions.md B.</p>",
         "</header>",
         f'<nav><h2 id="contents">Contents</h2><ol><li><a href="#headline">Headline numbers'
         f"</a></li>\n{contents}</ol></nav>",

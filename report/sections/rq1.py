@@ -13,6 +13,7 @@ from report.formatting import (
     MISSING,
     caption,
     fmt_count,
+    fmt_interval,
     fmt_number,
     fmt_range,
     fmt_signed,
@@ -21,6 +22,7 @@ from report.formatting import (
 from report.marts import Marts
 
 ICC = "rpt_host_quality_icc"
+CI_COLUMNS = ("icc1_ci_low", "icc1_ci_high")
 CENTRALITY = "rpt_centrality_quality_correlations"
 SCORE_BY_LANGUAGE = "rpt_score_by_language"
 AGREEMENT = "rpt_classifier_agreement"
@@ -62,7 +64,8 @@ def icc_caption(icc_at_min_docs: list[float]) -> str:
     """The ICC figure's caption, from the classifiers' ICC(1) at n >= 3."""
     return caption(
         "ICC(1) of page scores within hosts, by classifier and minimum pages per host "
-        f"(n ≥ 3, 5, 10); at n ≥ {paper.ICC_MIN_DOCS}",
+        "(n ≥ 3, 5, 10; bars: bootstrap intervals over hosts); at n ≥ "
+        f"{paper.ICC_MIN_DOCS}",
         versus(fmt_range(icc_at_min_docs), PAPER_ICC),
     )
 
@@ -73,6 +76,14 @@ def icc_section(marts: Marts) -> SectionContent:
     classifiers = sorted(icc["classifier"].unique())
     thresholds = sorted(icc["min_docs"].unique())
     wide = icc.pivot(index="classifier", columns="min_docs", values="icc1").reindex(classifiers)
+    # the bootstrap intervals (null when the build turned them off)
+    bounds = {
+        column: icc.pivot(index="classifier", columns="min_docs", values=column).reindex(
+            classifiers
+        )
+        for column in ("icc1_ci_low", "icc1_ci_high")
+        if column in icc
+    }
 
     figure = charts.new_figure(8, 3.4)
     axis = figure.add_subplot()
@@ -83,6 +94,12 @@ def icc_section(marts: Marts) -> SectionContent:
         classifiers,
         {label: wide[t].tolist() for label, t in zip(labels, thresholds, strict=True)},
         colours=dict(zip(labels, charts.shades(len(labels)), strict=True)),
+        intervals={
+            label: (bounds["icc1_ci_low"][t].tolist(), bounds["icc1_ci_high"][t].tolist())
+            for label, t in zip(labels, thresholds, strict=True)
+        }
+        if len(bounds) == 2
+        else None,
     )
     axis.set_ylabel("ICC(1) of page scores within hosts")
     axis.set_ylim(0, 1)
@@ -97,7 +114,14 @@ def icc_section(marts: Marts) -> SectionContent:
         rows.append(
             (
                 classifier,
-                *(fmt_number(wide.loc[classifier, t], 3) for t in thresholds),
+                *(
+                    fmt_interval(
+                        wide.loc[classifier, t],
+                        *(bounds[c].loc[classifier, t] if bounds else None for c in CI_COLUMNS),
+                        3,
+                    )
+                    for t in thresholds
+                ),
                 fmt_count(base["host_count"].iloc[0]) if not base.empty else MISSING,
                 fmt_count(base["doc_count"].iloc[0]) if not base.empty else MISSING,
                 fmt_number(base["icc_variance_ratio"].iloc[0], 3) if not base.empty else MISSING,

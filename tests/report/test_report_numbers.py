@@ -20,6 +20,7 @@ from report import numbers as nums
 from report.formatting import (
     caption,
     fmt_count,
+    fmt_interval,
     fmt_number,
     fmt_range,
     fmt_ratio,
@@ -212,6 +213,13 @@ def test_depth_gains_skip_infeasible_budgets_and_stop_short_of_the_whole_crawl()
     assert "1.80× at its smallest feasible budget (20%) falling to 1.10× at 90%" in text
     assert "up to 7.8× at small budgets, falling to 1.7× in the paper" in text
     assert "HC depth 0.98–1.04× here, little or no gain in the paper" in text
+
+
+def test_a_number_is_shown_with_its_interval_when_it_has_one():
+    assert fmt_interval(0.4562, 0.3204, 0.5689, 3) == "0.456 [0.320, 0.569]"
+    assert fmt_interval(0.4562, None, 0.5689, 3) == "0.456"  # intervals turned off
+    assert fmt_interval(0.4562, float("nan"), float("nan")) == "0.46"
+    assert fmt_interval(None, None, None) == "n/a"
 
 
 def test_captions_quote_the_papers_numbers():

@@ -140,6 +140,14 @@ def test_the_page_embeds_every_figure_with_its_caption(built):
 
 
 @pytest.mark.warehouse
+def test_the_icc_table_gives_each_value_its_bootstrap_interval(built):
+    (table,) = [t for t in built.tables if t.caption.startswith("Table 8")]
+    with_interval = re.compile(r"-?\d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\]")
+    for row in table.rows:
+        assert all(with_interval.fullmatch(cell) for cell in row[1:4]), row
+
+
+@pytest.mark.warehouse
 def test_captions_give_the_papers_value_beside_ours(built):
     captions = {figure.name: figure.caption for figure in built.figures}
     assert "here, 0.43–0.62 in the paper" in captions["icc_by_classifier"]
