@@ -360,7 +360,12 @@ def variance_splits(hosts: Hosts) -> dict[str, float]:
     return {spec.name: solve_variance_split(spec, share) for spec in CLASSIFIERS}
 
 
-def draw_documents(rng: np.random.Generator, hosts: Hosts, splits: dict[str, float]) -> Documents:
+def draw_documents(
+    rng: np.random.Generator,
+    hosts: Hosts,
+    splits: dict[str, float],
+    match_planted_icc: bool = True,
+) -> Documents:
     """Draw every page of the classified sample and its true score on every classifier.
 
     Pages are grouped by host in host-id order. A page is in its host's language, except that
@@ -371,6 +376,9 @@ def draw_documents(rng: np.random.Generator, hosts: Hosts, splits: dict[str, flo
     of hosts realises it only within a few hundredths. So that the sample's ICC is the planted
     one, each classifier's host effects are then scaled (``hosts.effect_scale``, close to 1) until
     the ICC(1) of the sample's true scores over hosts with at least 3 pages equals ``spec.icc``.
+    Without ``match_planted_icc`` the sample is the population model's draw as it comes, its ICC
+    off the planted one by its sampling error (bench/bench_bootstrap_coverage.py measures how
+    often the bootstrap interval covers the planted value).
     """
     host_id = np.repeat(np.arange(hosts.count), hosts.page_count)
     count = len(host_id)
@@ -386,7 +394,7 @@ def draw_documents(rng: np.random.Generator, hosts: Hosts, splits: dict[str, flo
     non_english = (language != "en").astype(np.float64)
     keep = hosts.page_count[host_id] >= 3
     icc = _GroupedIcc(host_id[keep])
-    for column, spec in enumerate(CLASSIFIERS):
+    for column, spec in enumerate(CLASSIFIERS if match_planted_icc else ()):
         host_part = hosts.effects[host_id[keep], column]
 
         def realised(

@@ -4,12 +4,15 @@ The weights ``reference.bootstrap`` draws for 200,000 (host, replicate) pairs ha
 frequencies (a chi-square test), mean and variance, and replicates of one host are not
 correlated; macros/bootstrap.sql, run by dbt on DuckDB, gives every pair of 300 host names
 (the tiny crawl's, and names with quotes, accents and CJK) × replicates 0..30 the weight the
-reference gives it.
+reference gives it. The coverage bench (bench/bench_bootstrap_coverage.py) runs on two
+draws.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import duckdb
 import numpy as np
@@ -17,6 +20,7 @@ import pytest
 from scipy import stats
 
 from hostaware import dbt
+from hostaware.paths import PROJECT
 from reference.bootstrap import THRESHOLDS, poisson_weights
 from tests.fixtures.warehouse import tiny_warehouse_or_skip
 
@@ -74,3 +78,25 @@ def test_sql_draws_the_references_weights(tmp_path):
     ]
     assert not differing, differing[:10]
     assert expected[:, 1:].max() >= 3  # the draws reach past 0, 1 and 2
+
+
+@pytest.mark.warehouse
+def test_the_coverage_bench_runs_on_a_few_draws():
+    """bench/bench_bootstrap_coverage.py, on two tiny draws: it prints a rate per row."""
+    script = PROJECT / "bench" / "bench_bootstrap_coverage.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--draws", "2", "--scale", "tiny", "--replicates", "20"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("ICC(1) 95% bootstrap intervals (20 replicates) over 2 draws")
+    rows = [line.split() for line in lines[2:-1]]
+    assert len(rows) == 18  # 6 classifiers x 3 thresholds
+    for row in rows:
+        draws, rate, width, planted = int(row[2]), float(row[3]), float(row[4]), float(row[6])
+        assert draws == 2 and rate in (0.0, 0.5, 1.0), rows
+        assert width > 0 and 0 < planted < 1
+    assert lines[-1].startswith(tuple(f"{n} of 18 rates" for n in range(19)))
