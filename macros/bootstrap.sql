@@ -5,39 +5,48 @@
    counted that many times — instead of resampling hosts with a join; the weight is a
    function of (host, b) alone, so DuckDB, Spark and the numpy reference
    (reference/bootstrap.py) draw the same replicates. Replicate 0 is the sample itself
-   (every weight 1): the point estimate is one more replicate, computed by the same SQL. #}
+   (every weight 1): the point estimate is one more replicate, computed by the same SQL.
+
+   One digest per host, not one per (host, b): md5(host) gives two seeds s, t uniform on
+   0 .. p - 1 (p = 2^31 - 1, a prime), and replicate b's uniform is (s + b t) mod p — for
+   b != b' the pair of a host's uniforms is uniform on p^2 pairs, so any two replicates'
+   weights are independent (pairwise independence is all a percentile interval's
+   quantiles need); integers throughout, and 200 replicates of 532k hosts cost 1.5 s
+   instead of md5's 18 s. #}
 
 {# bootstrap_replicates(): the replicate numbers, 0 (the sample) to the var
    `bootstrap_replicates` (0 turns the intervals off), as a from-clause column `replicate`. #}
 {% macro bootstrap_replicates() -%}
-    (select {{ unnest_values(range(0, var('bootstrap_replicates') | int + 1), 'integer') }}
-        as replicate)
+    {%- set replicates = var('bootstrap_replicates') | int -%}
+    {%- if replicates < 0 or replicates >= 2147483647 -%}
+        {{ exceptions.raise_compiler_error(
+            'bootstrap_replicates must be 0 .. 2^31 - 2, not ' ~ replicates
+        ) }}
+    {%- endif -%}
+    (select {{ unnest_values(range(0, replicates + 1), 'integer') }} as replicate)
 {%- endmacro %}
 
-{# bootstrap_draw(key, replicate): the uniform integer behind a host's weight in a
-   replicate: the first 13 hex digits of md5(key || ':' || replicate), in [0, 2^52). #}
-{% macro bootstrap_draw(key, replicate) -%}
-    {{ hex_prefix_number(
-        "md5(" ~ key ~ " || ':' || cast(" ~ replicate ~ " as string))", 13
-    ) }}
+{# bootstrap_seed(key, which): a host's seed 0 (hex digits 1-15 of md5(key)) or 1
+   (digits 16-30), reduced mod p = 2^31 - 1: uniform on 0 .. p - 1 to within 2^-29. #}
+{% macro bootstrap_seed(key, which) -%}
+    ({{ hex_number('md5(' ~ key ~ ')', 1 + 15 * which, 15) }} % 2147483647)
 {%- endmacro %}
 
-{# bootstrap_weight(draw, replicate): the weight of that draw: the number of thresholds
-   T_k = ceil(P(K <= k) * 2^52), K ~ Poisson(1) (scipy.stats.poisson.cdf), it reaches — the
-   inverse CDF, so P(weight = k) = P(K = k) to 2^-52; 1 in replicate 0. Integers
-   throughout, so every engine draws the same weights. #}
-{% macro bootstrap_weight(draw, replicate) -%}
+{# bootstrap_weight(seed_0, seed_1, replicate): the host's weight in the replicate: the
+   number of thresholds T_k = ceil(P(K <= k) * p), K ~ Poisson(1) (scipy.stats.poisson.cdf),
+   that u = (seed_0 + replicate * seed_1) mod p reaches — the inverse CDF, so
+   P(weight = k) = P(K = k) to 1/p; 1 in replicate 0. #}
+{% macro bootstrap_weight(seed_0, seed_1, replicate) -%}
     {%- set thresholds = [
-        1656781714176975, 3313563428353948, 4141954285442435, 4418084571138597,
-        4487117142562638, 4500923656847446, 4503224742561581, 4503553469092171,
-        4503594559908495, 4503599125554754, 4503599582119379, 4503599623625254,
-        4503599627084077, 4503599627350141, 4503599627369145, 4503599627370412,
-        4503599627370491
+        790015084, 1580030168, 1975037710, 2106706891, 2139624186, 2146207645,
+        2147304888, 2147461638, 2147481231, 2147483408, 2147483626, 2147483646
     ] -%}
+    {%- set uniform = '(((' ~ seed_0 ~ ') + cast(' ~ replicate ~ ' as bigint) * ('
+        ~ seed_1 ~ ')) % 2147483647)' -%}
     {%- set branches = [] -%}
     {%- for threshold in thresholds -%}
         {%- do branches.append(
-            'when ' ~ draw ~ ' < ' ~ threshold ~ ' then ' ~ loop.index0
+            'when ' ~ uniform ~ ' < ' ~ threshold ~ ' then ' ~ loop.index0
         ) -%}
     {%- endfor -%}
     case when {{ replicate }} = 0 then 1 {{ branches | join(' ') }}

@@ -272,16 +272,16 @@
     xxhash64({{ columns | join(', ') }})
 {%- endmacro %}
 
-{# hex_prefix_number(text, digits): the number the first `digits` hex digits of
-   `text` (a digest's hex) spell, as a bigint (at most 15 digits). #}
-{% macro hex_prefix_number(text, digits) -%}
-    {{ return(adapter.dispatch('hex_prefix_number')(text, digits)) }}
+{# hex_number(text, start, digits): the number the `digits` hex digits of `text` (a
+   digest's hex) from position `start` (1-based) spell, as a bigint (at most 15 digits). #}
+{% macro hex_number(text, start, digits) -%}
+    {{ return(adapter.dispatch('hex_number')(text, start, digits)) }}
 {%- endmacro %}
 
-{% macro default__hex_prefix_number(text, digits) -%}
-    ('0x' || substr({{ text }}, 1, {{ digits }}))::bigint
+{% macro default__hex_number(text, start, digits) -%}
+    ('0x' || substr({{ text }}, {{ start }}, {{ digits }}))::bigint
 {%- endmacro %}
 
-{% macro spark__hex_prefix_number(text, digits) -%}
-    cast(conv(substr({{ text }}, 1, {{ digits }}), 16, 10) as bigint)
+{% macro spark__hex_number(text, start, digits) -%}
+    cast(conv(substr({{ text }}, {{ start }}, {{ digits }}), 16, 10) as bigint)
 {%- endmacro %}

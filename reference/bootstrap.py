@@ -1,11 +1,13 @@
 """The Poisson bootstrap over hosts (docs/definitions.md, "Bootstrap intervals").
 
 Replicate b (1 .. B) counts each host as many times as its weight, a Poisson(1) draw that is
-a function of (host, b) alone: h = the first 13 hex digits of md5("<host>:<b>"), a uniform
-integer in [0, 2^52), and the weight is the k with P(K <= k - 1) <= h / 2^52 < P(K <= k),
-K ~ Poisson(1) — the number of thresholds ceil(P(K <= k) 2^52) that h reaches. Replicate 0 is
-the sample (every weight 1). The interval is the replicates' percentile interval (numpy's
-linear quantiles), the standard error their sample standard deviation.
+a function of (host, b) alone. md5("<host>") gives two seeds, its hex digits 1-15 and 16-30
+read as integers and reduced mod p = 2^31 - 1; replicate b's uniform is
+u = (seed_0 + b * seed_1) mod p, and the weight is the k with
+P(K <= k - 1) <= u / p < P(K <= k), K ~ Poisson(1) — the number of thresholds
+ceil(P(K <= k) p) that u reaches. Replicate 0 is the sample (every weight 1). The interval is
+the replicates' percentile interval (numpy's linear quantiles), the standard error their
+sample standard deviation.
 
 Written from the definition, not from macros/bootstrap.sql: the thresholds come from
 scipy's Poisson CDF here, from integer literals there.
@@ -19,25 +21,33 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-__all__ = ["THRESHOLDS", "interval", "poisson_weights"]
+__all__ = ["MODULUS", "THRESHOLDS", "host_seeds", "interval", "poisson_weights"]
 
-# ceil(P(K <= k) * 2^52) for K ~ Poisson(1), k = 0, 1, ... while below 2^52
-_SCALE = 2**52
+MODULUS = 2**31 - 1  # a prime: two replicates' uniforms of one host are independent
+# ceil(P(K <= k) * p) for K ~ Poisson(1), k = 0, 1, ... while below p
 THRESHOLDS = np.array(
-    [t for t in np.ceil(stats.poisson.cdf(np.arange(40), 1) * _SCALE).astype(np.int64)
-     if t < _SCALE]
+    [t for t in np.ceil(stats.poisson.cdf(np.arange(40), 1) * MODULUS).astype(np.int64)
+     if t < MODULUS]
 )  # fmt: skip
+
+
+def host_seeds(keys: Sequence[str]) -> np.ndarray:
+    """Each key's two seeds (rows of two integers in 0 .. p - 1)."""
+    digests = [hashlib.md5(key.encode()).hexdigest() for key in keys]
+    return np.array(
+        [[int(digest[:15], 16) % MODULUS, int(digest[15:30], 16) % MODULUS]
+         for digest in digests],
+        dtype=np.int64,
+    ).reshape(len(keys), 2)  # fmt: skip
 
 
 def poisson_weights(keys: Sequence[str], replicates: int) -> np.ndarray:
     """The weights of ``keys`` (rows) in replicates 0 .. ``replicates`` (columns)."""
+    seeds = host_seeds(keys)
     weights = np.ones((len(keys), replicates + 1), dtype=np.int64)
     for b in range(1, replicates + 1):
-        draws = np.array(
-            [int(hashlib.md5(f"{key}:{b}".encode()).hexdigest()[:13], 16) for key in keys],
-            dtype=np.int64,
-        )
-        weights[:, b] = np.searchsorted(THRESHOLDS, draws, side="right")
+        uniforms = (seeds[:, 0] + b * seeds[:, 1]) % MODULUS
+        weights[:, b] = np.searchsorted(THRESHOLDS, uniforms, side="right")
     return weights
 
 

@@ -1,11 +1,11 @@
 """The Poisson bootstrap's weights: Poisson(1), and the same in SQL as in ``reference``.
 
 The weights ``reference.bootstrap`` draws for 200,000 (host, replicate) pairs have Poisson(1)'s
-frequencies (a chi-square test), mean and variance, and replicates of one host are not
-correlated; macros/bootstrap.sql, run by dbt on DuckDB, gives every pair of 300 host names
-(the tiny crawl's, and names with quotes, accents and CJK) × replicates 0..30 the weight the
-reference gives it. The coverage bench (bench/bench_bootstrap_coverage.py) runs on two
-draws.
+frequencies (a chi-square test), mean and variance, and two replicates' weights of one host
+are independent (chi-square of their joint frequencies); macros/bootstrap.sql, run by dbt on
+DuckDB, gives every pair of 300 host names (the tiny crawl's, and names with quotes, accents
+and CJK) × replicates 0..30 the weight the reference gives it. The coverage bench
+(bench/bench_bootstrap_coverage.py) runs on two draws.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from scipy import stats
 
 from hostaware import dbt
 from hostaware.paths import PROJECT
-from reference.bootstrap import THRESHOLDS, poisson_weights
+from reference.bootstrap import MODULUS, THRESHOLDS, poisson_weights
 from tests.fixtures.warehouse import tiny_warehouse_or_skip
 
 ODD_NAMES = ["com,o'brien", "de,münchen,www", "cn,北京", "com,a b", "", "org,x\\y"]
@@ -40,7 +40,23 @@ def test_the_weights_are_poisson_one():
     # one host's replicates are independent draws: no correlation between consecutive ones
     lagged = np.corrcoef(weights[:, 1:-1].ravel(), weights[:, 2:].ravel())[0, 1]
     assert abs(lagged) < 4 / np.sqrt(weights[:, 2:].size)
-    assert THRESHOLDS.size == 17 and THRESHOLDS[-1] < 2**52
+    assert THRESHOLDS.size == 12 and THRESHOLDS[-1] < MODULUS
+
+
+@pytest.mark.parametrize(("first", "second"), [(1, 2), (3, 17), (5, 200), (199, 200)])
+def test_two_replicates_weights_are_independent(first, second):
+    """A host's weights in two replicates: their joint frequencies are Poisson(1)'s product.
+
+    Each host's uniforms are s + b t mod p, a line in b: any two of them are independent
+    (the map (s, t) -> (s + b t, s + b' t) is one-to-one mod p), which is what makes two
+    replicates of a statistic independent draws.
+    """
+    weights = poisson_weights([f"org,site{i}" for i in range(40_000)], second)
+    pairs = np.minimum(weights[:, [first, second]], 3)
+    observed = np.bincount(pairs[:, 0] * 4 + pairs[:, 1], minlength=16)
+    marginal = np.append(stats.poisson.pmf(np.arange(3), 1), stats.poisson.sf(2, 1))
+    expected = np.outer(marginal, marginal).ravel() * len(pairs)
+    assert stats.chisquare(observed, expected).pvalue > 1e-3, (observed, expected)
 
 
 @pytest.mark.warehouse
@@ -54,7 +70,7 @@ def test_sql_draws_the_references_weights(tmp_path):
     literals = ", ".join("'" + key.replace("'", "''") + "'" for key in keys)
     sql = (
         "select keys.key, replicates.replicate, "
-        "{{ bootstrap_weight(bootstrap_draw('keys.key', 'replicates.replicate'),"
+        "{{ bootstrap_weight(bootstrap_seed('keys.key', 0), bootstrap_seed('keys.key', 1),"
         " 'replicates.replicate') }} as weight "
         f"from (select unnest([{literals}]) as key) as keys "
         "cross join (select unnest(range(0, 31)) as replicate) as replicates"

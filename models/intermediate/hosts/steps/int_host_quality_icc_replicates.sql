@@ -18,11 +18,14 @@ replicates as (
 
 -- Each host once per classifier, in the band of the largest threshold it reaches: the
 -- replicates' sums are taken per band, and a threshold's are its bands' and those above
--- (a host of 12 pages counts at 3, 5 and 10 without being joined three times).
+-- (a host of 12 pages counts at 3, 5 and 10 without being joined three times). An
+-- integer per host: the weights' join is on it, not on the name.
 hosts_banded as (
     select
         host_classifier_stats.classifier,
         host_classifier_stats.surt_host_name,
+        dense_rank() over (order by host_classifier_stats.surt_host_name)::integer
+            as host_key,
         case
             {%- for threshold in thresholds | reverse %}
                 when host_classifier_stats.doc_count >= {{ threshold }}
@@ -50,66 +53,64 @@ sample_means as (
     group by all
 ),
 
--- An integer per host: the weights' join is on it, not on the name.
-scoped_hosts as (
+-- Each host's terms of the sums, before they are multiplied by its weights.
+host_terms as (
     select
-        host_names.surt_host_name,
-        row_number() over (order by host_names.surt_host_name)::integer as host_key
-    from (select distinct hosts_banded.surt_host_name from hosts_banded) as host_names
+        hosts_banded.classifier,
+        hosts_banded.band,
+        hosts_banded.host_key,
+        hosts_banded.doc_count,
+        hosts_banded.doc_count
+        * (hosts_banded.quality_score_mean - sample_means.center) as centered,
+        hosts_banded.doc_count
+        * power(hosts_banded.quality_score_mean - sample_means.center, 2) as squares,
+        (hosts_banded.doc_count - 1) * hosts_banded.quality_score_var as within_squares,
+        hosts_banded.doc_count * hosts_banded.doc_count as doc_count_squared
+
+    from hosts_banded
+    inner join sample_means
+        on hosts_banded.classifier = sample_means.classifier
 ),
 
--- held, not inlined: inlined, each branch of the weight's case computes the digest
--- again (36 s against 14 s for the paper lake's 107M draws)
-host_draws as {{ materialized() }} (
+-- Each host's two bootstrap seeds.
+scoped_hosts as (
+    select distinct
+        hosts_banded.host_key,
+        {{ bootstrap_seed('hosts_banded.surt_host_name', 0) }} as seed_0,
+        {{ bootstrap_seed('hosts_banded.surt_host_name', 1) }} as seed_1
+    from hosts_banded
+),
+
+-- held, not inlined: each host's weights are read once per classifier
+host_weights as {{ materialized() }} (
     select
         scoped_hosts.host_key,
         replicates.replicate,
-        {{ bootstrap_draw('scoped_hosts.surt_host_name', 'replicates.replicate') }}
-            as draw
+        {{ bootstrap_weight(
+            'scoped_hosts.seed_0', 'scoped_hosts.seed_1', 'replicates.replicate'
+        ) }} as weight
 
     from scoped_hosts
     cross join replicates
 ),
 
-host_weights as (
-    select
-        host_draws.host_key,
-        host_draws.replicate,
-        {{ bootstrap_weight('host_draws.draw', 'host_draws.replicate') }} as weight
-    from host_draws
-),
-
 -- Each band's sums in each replicate: a host of weight w counts as w hosts.
 band_sums as (
     select
-        hosts_banded.classifier,
-        hosts_banded.band,
+        host_terms.classifier,
+        host_terms.band,
         host_weights.replicate,
         sum(host_weights.weight) as host_count,
-        sum(host_weights.weight * hosts_banded.doc_count) as doc_count,
-        sum(
-            host_weights.weight * hosts_banded.doc_count
-            * (hosts_banded.quality_score_mean - sample_means.center)
-        ) as centered_sum,
-        sum(
-            host_weights.weight * hosts_banded.doc_count
-            * power(hosts_banded.quality_score_mean - sample_means.center, 2)
-        ) as centered_squares,
-        sum(
-            host_weights.weight * (hosts_banded.doc_count - 1)
-            * hosts_banded.quality_score_var
-        ) as ssw,
-        sum(
-            host_weights.weight * hosts_banded.doc_count * hosts_banded.doc_count
-        ) as doc_count_sum_of_squares
+        sum(host_weights.weight * host_terms.doc_count) as doc_count,
+        sum(host_weights.weight * host_terms.centered) as centered_sum,
+        sum(host_weights.weight * host_terms.squares) as centered_squares,
+        sum(host_weights.weight * host_terms.within_squares) as ssw,
+        sum(host_weights.weight * host_terms.doc_count_squared)
+            as doc_count_sum_of_squares
 
-    from hosts_banded
-    inner join scoped_hosts
-        on hosts_banded.surt_host_name = scoped_hosts.surt_host_name
-    inner join sample_means
-        on hosts_banded.classifier = sample_means.classifier
+    from host_terms
     inner join host_weights
-        on scoped_hosts.host_key = host_weights.host_key
+        on host_terms.host_key = host_weights.host_key
     where host_weights.weight > 0
     group by all
 ),
