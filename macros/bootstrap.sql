@@ -52,3 +52,35 @@
     case when {{ replicate }} = 0 then 1 {{ branches | join(' ') }}
     else {{ thresholds | length }} end
 {%- endmacro %}
+
+{# bootstrap_host_weights(hosts, key, name): a select of every host's weight in every
+   replicate, columns `key`, `replicate`, `weight`: the distinct (key, name) rows of the
+   relation `hosts`, each with its seeds from `name`, times the replicates (alias
+   `bootstrap_hosts`, `replicates`). #}
+{% macro bootstrap_host_weights(hosts, key, name) -%}
+    select
+        bootstrap_hosts.{{ key }},
+        replicates.replicate,
+        {{ bootstrap_weight(
+            'bootstrap_hosts.seed_0', 'bootstrap_hosts.seed_1', 'replicates.replicate'
+        ) }} as weight
+
+    from (
+        select distinct
+            {{ hosts }}.{{ key }},
+            {{ bootstrap_seed(hosts ~ '.' ~ name, 0) }} as seed_0,
+            {{ bootstrap_seed(hosts ~ '.' ~ name, 1) }} as seed_1
+        from {{ hosts }}
+    ) as bootstrap_hosts
+    cross join {{ bootstrap_replicates() }} as replicates
+{%- endmacro %}
+
+{# bootstrap_interval(value, name): the aggregates of a statistic's replicates (the
+   rows of replicates 1 .. B): `<name>_ci_low` and `_ci_high`, the percentile interval
+   at `bootstrap_level` (linear quantiles), and `_se`, their sample standard deviation. #}
+{% macro bootstrap_interval(value, name) -%}
+    {%- set lower = (1 - var('bootstrap_level')) / 2 -%}
+    {{ quantile_cont(value, lower) }} as {{ name }}_ci_low,
+    {{ quantile_cont(value, 1 - lower) }} as {{ name }}_ci_high,
+    stddev_samp({{ value }}) as {{ name }}_se
+{%- endmacro %}

@@ -21,7 +21,14 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-__all__ = ["MODULUS", "THRESHOLDS", "host_seeds", "interval", "poisson_weights"]
+__all__ = [
+    "MODULUS",
+    "THRESHOLDS",
+    "host_seeds",
+    "interval",
+    "poisson_weights",
+    "spearman_influence",
+]
 
 MODULUS = 2**31 - 1  # a prime: two replicates' uniforms of one host are independent
 # ceil(P(K <= k) * p) for K ~ Poisson(1), k = 0, 1, ... while below p
@@ -60,3 +67,35 @@ def interval(values: np.ndarray, level: float) -> tuple[float, float, float]:
     low, high = np.quantile(values, [lower, 1 - lower])
     se = float(np.std(values, ddof=1)) if len(values) > 1 else np.nan
     return float(low), float(high), se
+
+
+def _above_and_half_ties(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """sum_i K(k_h, k_i) v_i for each h, K(s, t) = 1 if s < t, 1/2 if s = t, else 0."""
+    unique, position = np.unique(keys, return_inverse=True)
+    tied = np.bincount(position, weights=values, minlength=len(unique))
+    above = tied[::-1].cumsum()[::-1] - tied  # the tie groups after each one
+    return above[position] + tied[position] / 2
+
+
+def spearman_influence(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    """Spearman's rho of (x, y) and each point's influence on it (docs/definitions.md B).
+
+    Weighting point h by w_h, its mid-rank less 1/2 is a_h = sum_i w_i K(x_i, x_h); rho is the
+    w-weighted Pearson correlation of a and b (y's). psi_h is d rho / d w_h at w = 1, so a
+    bootstrap replicate's rho is rho + sum_h (w_h - 1) psi_h to first order. NaN (and NaNs)
+    when x or y is constant.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    n = len(x)
+    a = _above_and_half_ties(-x, np.ones(n))  # points below x_h and half its ties
+    b = _above_and_half_ties(-y, np.ones(n))
+    # C = sum w a b - W^3 / 4 (the sums of a and of b are W^2 / 2), and its derivatives
+    c_ab, c_aa, c_bb = a @ b - n**3 / 4, a @ a - n**3 / 4, b @ b - n**3 / 4
+    if c_aa <= 0 or c_bb <= 0:
+        return np.nan, np.full(n, np.nan)
+    d_ab = a * b + _above_and_half_ties(x, b) + _above_and_half_ties(y, a) - 3 * n**2 / 4
+    d_aa = a * a + 2 * _above_and_half_ties(x, a) - 3 * n**2 / 4
+    d_bb = b * b + 2 * _above_and_half_ties(y, b) - 3 * n**2 / 4
+    scale = np.sqrt(c_aa * c_bb)
+    rho = c_ab / scale
+    return float(rho), d_ab / scale - rho / 2 * (d_aa / c_aa + d_bb / c_bb)

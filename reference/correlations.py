@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from reference.bootstrap import interval, poisson_weights, spearman_influence
 from reference.config import GRAPH_RELEASES, VARS
 from reference.hosts import host_classifier_stats, host_universe, hosts_profiled
 from reference.kendall import grouped_kendall
@@ -25,6 +26,7 @@ from reference.stats import bounded, group_pearson, group_ranks, midranks, pears
 __all__ = [
     "STRATA",
     "centrality_quality_correlations",
+    "centrality_quality_spearman_intervals",
     "classifier_agreement",
     "graph_rank_stability",
     "score_by_language",
@@ -107,6 +109,49 @@ def score_by_language(
             "host_median_score_mean": medians.mean(),
         }
     ).reset_index()
+
+
+def centrality_quality_spearman_intervals(
+    inputs: Inputs, config: dict | None = None, universe: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """rpt_centrality_quality_correlations' spearman_rho_ci_low, _ci_high, _se.
+
+    The Poisson bootstrap to first order (docs/definitions.md B, "Rank statistics"): in
+    replicate b a stratum's rho is rho + sum_h (w_hb - 1) psi_h over its hosts, within
+    [-1, 1] (``spearman_influence``; the weights of ``poisson_weights``). NaN where rho is.
+    """
+    config = config or VARS
+    universe = host_universe(inputs, config) if universe is None else universe
+    replicates = int(config["bootstrap_replicates"])
+    hosts = sorted(universe["surt_host_name"].unique())
+    weights = dict(zip(hosts, poisson_weights(hosts, replicates) - 1, strict=True))
+    rows = []
+    for metric in ("hc", "pr"):
+        pairs = universe[
+            universe[f"{metric}_val"].notna() & universe["quality_score_median"].notna()
+        ]
+        for stratum_type, column in STRATA.items():
+            stratum = pairs[column] if column else pd.Series("all", index=pairs.index)
+            for (classifier, name), group in pairs.groupby([pairs["classifier"], stratum]):
+                rho, influence = spearman_influence(
+                    group[f"{metric}_val"].to_numpy(float),
+                    group["quality_score_median"].to_numpy(float),
+                )
+                shifts = np.array([weights[host] for host in group["surt_host_name"]])
+                values = np.clip(rho + influence @ shifts[:, 1:], -1, 1)
+                low, high, se = interval(values, float(config["bootstrap_level"]))
+                rows.append(
+                    {
+                        "classifier": classifier,
+                        "centrality_metric": metric,
+                        "stratum_type": stratum_type,
+                        "stratum": name,
+                        "spearman_rho_ci_low": low,
+                        "spearman_rho_ci_high": high,
+                        "spearman_rho_se": se,
+                    }
+                )
+    return pd.DataFrame(rows)
 
 
 def classifier_agreement(inputs: Inputs) -> pd.DataFrame:

@@ -28,15 +28,20 @@ def fmt_number(value: object, digits: int = 2) -> str:
     return f"{float(value):.{digits}f}"  # type: ignore[arg-type]
 
 
-def fmt_interval(value: object, low: object, high: object, digits: int = 2) -> str:
+def fmt_interval(
+    value: object, low: object, high: object, digits: int = 2, signed: bool = False
+) -> str:
     """``value`` with its bootstrap interval (``0.46 [0.32, 0.57]``); the value alone without one.
 
     >>> fmt_interval(0.4562, 0.3204, 0.5689, 3)
     '0.456 [0.320, 0.569]'
+    >>> fmt_interval(-0.0812, -0.1204, -0.0431, 3, signed=True)
+    '-0.081 [-0.120, -0.043]'
     """
+    number = fmt_signed if signed else fmt_number
     if is_missing(low) or is_missing(high):
-        return fmt_number(value, digits)
-    return f"{fmt_number(value, digits)} [{fmt_number(low, digits)}, {fmt_number(high, digits)}]"
+        return number(value, digits)
+    return f"{number(value, digits)} [{number(low, digits)}, {number(high, digits)}]"
 
 
 def fmt_signed(value: object, digits: int = 2) -> str:

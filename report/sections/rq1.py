@@ -23,6 +23,7 @@ from report.marts import Marts
 
 ICC = "rpt_host_quality_icc"
 CI_COLUMNS = ("icc1_ci_low", "icc1_ci_high")
+RHO_CI_COLUMNS = ("spearman_rho_ci_low", "spearman_rho_ci_high")
 CENTRALITY = "rpt_centrality_quality_correlations"
 SCORE_BY_LANGUAGE = "rpt_score_by_language"
 AGREEMENT = "rpt_classifier_agreement"
@@ -146,10 +147,19 @@ def icc_section(marts: Marts) -> SectionContent:
 # ----------------------------------------------------------------------- Tables 4-6
 
 
+def _rho_intervals(rows, classifiers: list[str]) -> tuple[list[float], list[float]]:
+    """Spearman's interval ends per classifier (rows indexed by classifier; NaN if none)."""
+    if RHO_CI_COLUMNS[0] not in rows:
+        return [math.nan] * len(classifiers), [math.nan] * len(classifiers)
+    low, high = (rows[column].reindex(classifiers).tolist() for column in RHO_CI_COLUMNS)
+    return low, high
+
+
 def centrality_pooled_caption(pooled_rhos: list[float]) -> str:
     """The pooled centrality-quality caption, from every pooled Spearman's rho."""
     return caption(
-        "Spearman's ρ of host centrality (HC, PR) against host median score, all hosts",
+        "Spearman's ρ of host centrality (HC, PR) against host median score, all hosts "
+        "(bars: bootstrap intervals over hosts)",
         versus(fmt_range(pooled_rhos, 3, "signed"), PAPER_CENTRALITY),
     )
 
@@ -169,10 +179,11 @@ def centrality_section(marts: Marts) -> SectionContent:
     figure = charts.new_figure(8, 3.2)
     axis = figure.add_subplot()
     charts.paper_band(axis, *paper.CENTRALITY_SPEARMAN_RANGE, label=f"paper {PAPER_CENTRALITY}")
-    series = {}
+    series, intervals = {}, {}
     for metric in metrics:
         rows = pooled[pooled["centrality_metric"] == metric].set_index("classifier")
         series[metric.upper()] = rows["spearman_rho"].reindex(classifiers).tolist()
+        intervals[metric.upper()] = _rho_intervals(rows, classifiers)
     charts.grouped_bars(
         axis,
         classifiers,
@@ -180,6 +191,7 @@ def centrality_section(marts: Marts) -> SectionContent:
         colours={
             metric.upper(): charts.POLICY_COLOURS.get(metric, "#555555") for metric in metrics
         },
+        intervals=intervals if RHO_CI_COLUMNS[0] in pooled else None,
     )
     axis.axhline(0, color="black", lw=0.6)
     axis.set_ylabel("Spearman's ρ, centrality vs\nhost median score")
@@ -206,6 +218,14 @@ def centrality_section(marts: Marts) -> SectionContent:
             classifiers,
             {_stratum_label(s): wide[s].tolist() for s in strata},
             colours={_stratum_label(s): charts.LANGUAGE_COLOURS.get(s, "#555555") for s in strata},
+            intervals={
+                _stratum_label(s): _rho_intervals(
+                    rows[rows["stratum"] == s].set_index("classifier"), classifiers
+                )
+                for s in strata
+            }
+            if RHO_CI_COLUMNS[0] in rows
+            else None,
         )
         axis.axhline(0, color="black", lw=0.6)
         axis.set_title(f"{metric.upper()} vs quality")
@@ -272,14 +292,21 @@ def centrality_section(marts: Marts) -> SectionContent:
         )
     )
 
-    header = ("classifier", "metric", "hosts", "Spearman ρ", "Kendall τ-b", "weighted ρ")
+    header = ("classifier", "metric", "hosts", "Spearman ρ [95% interval]", "Kendall τ-b")
+    header += ("weighted ρ",)
     header += ("weighted τ",)
     rows = [
         (
             row.classifier,
             row.centrality_metric,
             fmt_count(row.host_count),
-            fmt_signed(row.spearman_rho, 3),
+            fmt_interval(
+                row.spearman_rho,
+                getattr(row, RHO_CI_COLUMNS[0], None),
+                getattr(row, RHO_CI_COLUMNS[1], None),
+                3,
+                signed=True,
+            ),
             fmt_signed(row.kendall_tau_b, 3),
             fmt_signed(row.weighted_spearman_rho, 3),
             fmt_signed(row.weighted_tau, 3),

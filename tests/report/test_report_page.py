@@ -148,6 +148,15 @@ def test_the_icc_table_gives_each_value_its_bootstrap_interval(built):
 
 
 @pytest.mark.warehouse
+def test_the_pooled_centrality_table_gives_each_rho_its_bootstrap_interval(built):
+    (table,) = [t for t in built.tables if t.caption.startswith("Table 4")]
+    with_interval = re.compile(r"[+-]\d\.\d{3} \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]")
+    assert table.rows
+    for row in table.rows:
+        assert with_interval.fullmatch(row[3]), row
+
+
+@pytest.mark.warehouse
 def test_captions_give_the_papers_value_beside_ours(built):
     captions = {figure.name: figure.caption for figure in built.figures}
     assert "here, 0.43–0.62 in the paper" in captions["icc_by_classifier"]

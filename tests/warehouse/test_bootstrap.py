@@ -21,7 +21,7 @@ from scipy import stats
 
 from hostaware import dbt
 from hostaware.paths import PROJECT
-from reference.bootstrap import MODULUS, THRESHOLDS, poisson_weights
+from reference.bootstrap import MODULUS, THRESHOLDS, poisson_weights, spearman_influence
 from tests.fixtures.warehouse import tiny_warehouse_or_skip
 
 ODD_NAMES = ["com,o'brien", "de,münchen,www", "cn,北京", "com,a b", "", "org,x\\y"]
@@ -57,6 +57,54 @@ def test_two_replicates_weights_are_independent(first, second):
     marginal = np.append(stats.poisson.pmf(np.arange(3), 1), stats.poisson.sf(2, 1))
     expected = np.outer(marginal, marginal).ravel() * len(pairs)
     assert stats.chisquare(observed, expected).pvalue > 1e-3, (observed, expected)
+
+
+def _weighted_spearman(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """Spearman's rho of the sample in which point i appears w_i times, re-ranked: by scipy
+    on the repeated points for whole weights, else from the weighted mid-ranks."""
+    if w.dtype.kind == "i":
+        return float(stats.spearmanr(np.repeat(x, w), np.repeat(y, w)).statistic)
+    a = np.array([w[x < v].sum() + w[x == v].sum() / 2 for v in x])
+    b = np.array([w[y < v].sum() + w[y == v].sum() / 2 for v in y])
+    total = w.sum()
+    da, db = a - (w * a).sum() / total, b - (w * b).sum() / total
+    return float((w * da * db).sum() / np.sqrt((w * da * da).sum() * (w * db * db).sum()))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_spearman_influence_is_the_derivative_in_a_hosts_weight(seed):
+    """psi_h = d rho / d w_h at the sample, by central differences, with ties on both sides."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    x = rng.integers(0, 6, n).astype(float)
+    y = rng.integers(0, 4, n) + 0.2 * x
+    rho, influence = spearman_influence(x, y)
+    assert rho == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+    assert abs(influence.sum()) < 1e-12  # rho does not change when every weight scales
+    step = 1e-6
+    for h in range(n):
+        bump = np.zeros(n)
+        bump[h] = step
+        above, below = _weighted_spearman(x, y, 1 + bump), _weighted_spearman(x, y, 1 - bump)
+        derivative = (above - below) / (2 * step)
+        assert derivative == pytest.approx(influence[h], abs=1e-7)
+
+
+def test_the_first_order_replicates_spread_as_the_re_ranked_ones():
+    """First order is enough: on 2,000 tied points the linearized replicates' standard error
+    is within 5% of the exact bootstrap's (each replicate's sample re-ranked; 0.02155 against
+    0.02154 when written), and the two sets of replicates correlate above 0.99 (0.999)."""
+    rng = np.random.default_rng(11)
+    n = 2_000
+    latent = rng.normal(size=n)
+    x = np.round(latent + rng.normal(size=n), 1)
+    y = np.round(0.3 * latent + rng.normal(size=n), 1)
+    rho, influence = spearman_influence(x, y)
+    weights = poisson_weights([f"com,point{i}" for i in range(n)], 200)[:, 1:]
+    linear = rho + influence @ (weights - 1)
+    exact = np.array([_weighted_spearman(x, y, weights[:, b]) for b in range(200)])
+    assert np.std(linear, ddof=1) == pytest.approx(np.std(exact, ddof=1), rel=0.05)
+    assert np.corrcoef(linear, exact)[0, 1] > 0.99
 
 
 @pytest.mark.warehouse

@@ -39,6 +39,7 @@ from reference.compare import budget_key as _budget_key
 from reference.config import TLD_CATEGORIES, VARS
 from reference.correlations import (
     centrality_quality_correlations,
+    centrality_quality_spearman_intervals,
     classifier_agreement,
     graph_rank_stability,
     score_by_language,
@@ -323,6 +324,21 @@ def test_centrality_quality_correlations(warehouse: Warehouse, metric: str):
             "weighted_tau",
         ],
     )
+
+
+def test_centrality_quality_spearman_intervals(warehouse: Warehouse):
+    """Spearman's bootstrap intervals: rho shifted by its hosts' weighted influences."""
+    mart = warehouse.table("rpt_centrality_quality_correlations")
+    assert_matches(
+        f"{warehouse.name} rpt_centrality_quality_correlations intervals",
+        mart,
+        centrality_quality_spearman_intervals(warehouse.inputs),
+        keys=["classifier", "centrality_metric", "stratum_type", "stratum"],
+        numeric=["spearman_rho_ci_low", "spearman_rho_ci_high", "spearman_rho_se"],
+    )
+    spread = mart.dropna(subset=["spearman_rho_se"])
+    assert len(spread) and (spread["spearman_rho_se"] > 0).any()
+    assert (spread["spearman_rho_ci_low"] <= spread["spearman_rho"] + 1e-12).mean() > 0.9
 
 
 def test_weighted_spearman_with_equal_weights_is_spearman():

@@ -1,25 +1,12 @@
 with
 
--- read twice (names, ranks): not materialized, as scanning the table twice is cheaper
--- than a copy of its 19M rows
-centrality_quality_pairs as {{ not_materialized() }} (
+centrality_quality_pairs as (
     select * from {{ ref('int_centrality_quality_pairs') }}
 ),
 
--- The names of each group of pairs (the windows below carry only numbers: every
--- column a window carries is sorted with it).
+-- the names of each group (the windows below carry only numbers)
 pair_groups as (
-    select
-        centrality_quality_pairs.classifier_id,
-        centrality_quality_pairs.centrality_metric_id,
-        centrality_quality_pairs.stratum_id,
-        any_value(centrality_quality_pairs.classifier) as classifier,
-        any_value(centrality_quality_pairs.centrality_metric) as centrality_metric,
-        any_value(centrality_quality_pairs.stratum_type) as stratum_type,
-        any_value(centrality_quality_pairs.stratum) as stratum
-
-    from centrality_quality_pairs
-    group by all
+    select * from {{ ref('int_centrality_quality_pair_groups') }}
 ),
 
 pairs_ranked as (

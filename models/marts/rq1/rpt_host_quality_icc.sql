@@ -1,5 +1,3 @@
-{%- set lower = (1 - var('bootstrap_level')) / 2 %}
-
 with
 
 replicate_icc as (
@@ -12,9 +10,7 @@ icc_intervals as (
     select
         replicate_icc.classifier,
         replicate_icc.min_docs,
-        {{ quantile_cont('replicate_icc.icc1', lower) }} as icc1_ci_low,
-        {{ quantile_cont('replicate_icc.icc1', 1 - lower) }} as icc1_ci_high,
-        stddev_samp(replicate_icc.icc1) as icc1_se
+        {{ bootstrap_interval('replicate_icc.icc1', 'icc1') }}
     from replicate_icc
     where replicate_icc.replicate > 0
     group by all

@@ -10,16 +10,10 @@ min_doc_thresholds as (
     select {{ unnest_values(thresholds, 'integer') }} as min_docs
 ),
 
--- Replicate 0 is the sample; 1 .. bootstrap_replicates the Poisson bootstrap's
--- (macros/bootstrap.sql): each statistic below is computed once per replicate.
-replicates as (
-    select * from {{ bootstrap_replicates() }}
-),
-
 -- Each host once per classifier, in the band of the largest threshold it reaches: the
--- replicates' sums are taken per band, and a threshold's are its bands' and those above
--- (a host of 12 pages counts at 3, 5 and 10 without being joined three times). An
--- integer per host: the weights' join is on it, not on the name.
+-- replicates' sums are taken per band, and a threshold's are its bands' and those
+-- above (a host of 12 pages counts at 3, 5 and 10 without being joined three times).
+-- An integer per host: the weights' join is on it, not on the name.
 hosts_banded as (
     select
         host_classifier_stats.classifier,
@@ -41,8 +35,8 @@ hosts_banded as (
 ),
 
 -- Each classifier's grand mean over its hosts in scope: every sum is taken about it
--- (near every replicate's and threshold's own mean, so the between-host sum of squares
--- does not cancel).
+-- (near every replicate's and threshold's own mean, so the between-host sum of
+-- squares does not cancel).
 sample_means as (
     select
         hosts_banded.classifier,
@@ -72,26 +66,11 @@ host_terms as (
         on hosts_banded.classifier = sample_means.classifier
 ),
 
--- Each host's two bootstrap seeds.
-scoped_hosts as (
-    select distinct
-        hosts_banded.host_key,
-        {{ bootstrap_seed('hosts_banded.surt_host_name', 0) }} as seed_0,
-        {{ bootstrap_seed('hosts_banded.surt_host_name', 1) }} as seed_1
-    from hosts_banded
-),
-
--- held, not inlined: each host's weights are read once per classifier
+-- Replicate 0 is the sample; 1 .. bootstrap_replicates the Poisson bootstrap's
+-- (macros/bootstrap.sql): each statistic below is computed once per replicate. Held,
+-- not inlined: each host's weights are read once per classifier.
 host_weights as {{ materialized() }} (
-    select
-        scoped_hosts.host_key,
-        replicates.replicate,
-        {{ bootstrap_weight(
-            'scoped_hosts.seed_0', 'scoped_hosts.seed_1', 'replicates.replicate'
-        ) }} as weight
-
-    from scoped_hosts
-    cross join replicates
+    {{ bootstrap_host_weights('hosts_banded', 'host_key', 'surt_host_name') }}
 ),
 
 -- Each band's sums in each replicate: a host of weight w counts as w hosts.
@@ -136,8 +115,8 @@ replicate_sums as (
     group by all
 ),
 
--- Between hosts from each host's distance to the grand mean (through the centred sums),
--- within hosts from each host's sample variance.
+-- Between hosts from each host's distance to the grand mean (through the centred
+-- sums), within hosts from each host's sample variance.
 mean_squares as (
     select
         replicate_sums.classifier,
