@@ -6,7 +6,7 @@ Pure functions of plain values: no warehouse, no matplotlib.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 MISSING = "n/a"
 
@@ -112,6 +112,46 @@ def fmt_range(values: Iterable[object], digits: int = 2, style: str = "number") 
         return f"{low} to {high}"
     unit = {"ratio": "×", "share": "%"}.get(style, "")
     return f"{low.removesuffix(unit)}–{high}"
+
+
+def fmt_range_with_intervals(
+    values: Sequence[object],
+    lows: Sequence[object] | None,
+    highs: Sequence[object] | None,
+    digits: int = 2,
+    style: str = "number",
+) -> str:
+    """The smallest and largest of ``values``, each with its bootstrap interval.
+
+    ``0.444 [0.412, 0.478] to 0.565 [0.531, 0.601]``; a value without an interval (the build
+    turned them off: ``lows`` None or missing) is shown alone, as ``fmt_range`` would.
+
+    >>> fmt_range_with_intervals([0.5, 0.25], [0.4, 0.2], [0.6, 0.3])
+    '0.25 [0.20, 0.30] to 0.50 [0.40, 0.60]'
+    """
+    formatter = FORMATS[style]
+    lows = [None] * len(values) if lows is None else list(lows)
+    highs = [None] * len(values) if highs is None else list(highs)
+    present = [
+        (float(value), low, high)  # type: ignore[arg-type]
+        for value, low, high in zip(values, lows, highs, strict=True)
+        if not is_missing(value)
+    ]
+    if not present:
+        return MISSING
+    if all(is_missing(low) or is_missing(high) for _, low, high in present):
+        return fmt_range([value for value, _, _ in present], digits, style)
+
+    def shown(value: float, low: object, high: object) -> str:
+        if is_missing(low) or is_missing(high):
+            return formatter(value, digits)
+        return f"{formatter(value, digits)} [{formatter(low, digits)}, {formatter(high, digits)}]"
+
+    smallest = min(present, key=lambda row: row[0])
+    largest = max(present, key=lambda row: row[0])
+    if formatter(smallest[0], digits) == formatter(largest[0], digits):
+        return shown(*smallest)
+    return f"{shown(*smallest)} to {shown(*largest)}"
 
 
 def versus(here: str, paper: str | None) -> str:

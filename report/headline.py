@@ -16,6 +16,7 @@ from report.formatting import (
     fmt_count,
     fmt_number,
     fmt_range,
+    fmt_range_with_intervals,
     fmt_ratio,
     fmt_share,
     fmt_signed,
@@ -39,8 +40,16 @@ class HeadlineRow:
 # ----------------------------------------------------------------------- one function per row
 
 
+def _with_intervals(rows, column: str, digits: int = 2, style: str = "number") -> str:
+    """``column``'s smallest and largest values over ``rows``, each with its interval."""
+    bounds = [f"{column}_ci_low", f"{column}_ci_high"]
+    lows, highs = (rows[b].tolist() if b in rows else None for b in bounds)
+    return fmt_range_with_intervals(rows[column].tolist(), lows, highs, digits, style)
+
+
 def _icc(marts: Marts) -> str:
-    return fmt_range(nums.icc_values(marts.frame(rq1.ICC)))
+    icc = marts.frame(rq1.ICC)
+    return _with_intervals(icc[icc["min_docs"] == paper.ICC_MIN_DOCS], "icc1", 3)
 
 
 def _ordering(policy: str, column: str = "hq_ratio_vs_random") -> Callable[[Marts], str]:
@@ -59,7 +68,7 @@ def _dclm_hc(marts: Marts) -> str:
 
 def _centrality(marts: Marts) -> str:
     pooled = nums.pooled_spearman(marts.frame(rq1.CENTRALITY))
-    return fmt_range(pooled["spearman_rho"], 3, "signed")
+    return _with_intervals(pooled, "spearman_rho", 3, "signed")
 
 
 def _k_sample(k: int) -> Callable[[Marts], str]:
@@ -289,7 +298,8 @@ def format_headline(rows: list[HeadlineRow], report_path: str | None = None) -> 
     """The headline table as text, then the report's path."""
     table = text_table(HEADER, [(row.analysis, row.paper, row.here) for row in rows])
     lines = [
-        "Headline numbers: the paper (docs/definitions.md §2.2) beside this warehouse",
+        "Headline numbers: the paper (docs/definitions.md §2.2) beside this warehouse; "
+        "[low, high]: the bootstrap interval over hosts (95% unless bootstrap_level is set)",
         "",
         table,
     ]
