@@ -19,13 +19,16 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from reference.bootstrap import interval, poisson_weights
 from reference.config import VARS, decimal
 from reference.hosts import host_universe
 from reference.lake import Inputs
 from reference.stats import md5_order
 
 __all__ = [
+    "boundary_hosts",
     "host_ordering_at_budget",
+    "host_ordering_ratio_intervals",
     "host_ordering_yield_curves",
     "host_orders",
     "md5_ranks",
@@ -68,6 +71,18 @@ def host_orders(
     return orders
 
 
+def boundary_hosts(pages: np.ndarray, budgets: Sequence[Fraction]) -> np.ndarray:
+    """Per budget, the index of the boundary host: the last whose first page fits (B exact)."""
+    before = np.cumsum(np.asarray(pages, dtype=np.int64)) - pages
+    return np.array(
+        [
+            int(np.searchsorted(before * Fraction(b).denominator, Fraction(b).numerator)) - 1
+            for b in budgets
+        ],
+        dtype=np.int64,
+    )
+
+
 def walk_budgets(
     pages: np.ndarray, hq: np.ndarray, tlds: np.ndarray, budgets: Sequence[Fraction]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -86,16 +101,15 @@ def walk_budgets(
     collected = np.zeros(len(budgets))
     touched = np.zeros(len(budgets), dtype=np.int64)
     reached = np.zeros(len(budgets), dtype=np.int64)
-    for index, budget in enumerate(budgets):
+    for index, (budget, last) in enumerate(
+        zip(budgets, boundary_hosts(pages, budgets), strict=True)
+    ):
         budget = Fraction(budget)
-        # hosts with fewer pages before them than the budget (exactly: B = num/den)
-        count = int(np.searchsorted(before * budget.denominator, budget.numerator, side="left"))
-        if count == 0:
+        if last < 0:
             continue
-        last = count - 1
         taken = min(float(pages[last]), float(budget - int(before[last])))
         collected[index] = hq_before[last] + taken / pages[last] * hq[last]
-        touched[index] = count
+        touched[index] = last + 1
         reached[index] = tlds_so_far[last]
     return collected, touched, reached
 
@@ -171,3 +185,72 @@ def host_ordering_at_budget(curves: pd.DataFrame) -> pd.DataFrame:
             "random_tld_count"
         ].replace(0, np.nan)
     return at_budget
+
+
+def host_ordering_ratio_intervals(
+    inputs: Inputs,
+    config: dict | None = None,
+    universe: pd.DataFrame | None = None,
+    curves: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """rpt_host_ordering_at_budget's hq_ratio_vs_random_ci_low, _ci_high, _se.
+
+    The Poisson bootstrap to first order (docs/definitions.md B, "Yields at a budget"): with
+    host h weighted w_h the budget is f·Σwp; the HQ collected is Y + Σ_h (w_h − 1) ψ_h,
+    ψ_h = [h before the boundary] (HQ_h − p_h d) + f p_h d, d the HQ density of the hosts
+    starting within s pages of the boundary host, s² = Σ_i p_i² ([i ≤ boundary] − f)²;
+    random's expectation is the sample's random mean times Σ w HQ / Σ HQ.
+    """
+    config = config or VARS
+    universe = host_universe(inputs, config) if universe is None else universe
+    curves = host_ordering_yield_curves(inputs, config, universe) if curves is None else curves
+    shares = list(config["budget_shares"])
+    replicates = int(config["bootstrap_replicates"])
+    names = sorted(universe["surt_host_name"].unique())
+    weights = dict(zip(names, poisson_weights(names, replicates), strict=True))
+    random_mean = curves[curves["policy"] == "random"].set_index(["classifier", "budget_share"])
+    rows = []
+    for classifier, hosts in universe.groupby("classifier", sort=True):
+        hosts = hosts.reset_index(drop=True)
+        pages = hosts["doc_count"].to_numpy(np.int64)
+        hq = hosts["hq_doc_count"].to_numpy(float)
+        host_weights = np.array([weights[name] for name in hosts["surt_host_name"]])
+        budgets = [decimal(share) * int(pages.sum()) for share in shares]
+        points = curves[curves["classifier"] == classifier].set_index(["policy", "budget_share"])
+
+        def curve_points(policy: str, points: pd.DataFrame = points) -> list[float]:
+            return [points.loc[(policy, share), "hq_collected"] for share in shares]
+
+        for (policy, _), order in host_orders(hosts, 0).items():
+            ordered_pages, ordered_hq = pages[order].astype(float), hq[order]
+            ordered_weights = host_weights[order]
+            starts = np.cumsum(ordered_pages) - ordered_pages
+            for share, last, sample in zip(
+                shares, boundary_hosts(pages[order], budgets), curve_points(policy), strict=True
+            ):
+                f = float(decimal(share))
+                at_or_before = np.arange(len(order)) <= last
+                spread = np.sqrt(np.sum(ordered_pages**2 * (at_or_before - f) ** 2))
+                near = np.abs(starts - starts[last]) <= spread
+                slope = ordered_hq[near].sum() / ordered_pages[near].sum()
+                influence = np.where(
+                    np.arange(len(order)) < last, ordered_hq - ordered_pages * slope, 0
+                )
+                influence += f * ordered_pages * slope
+                collected = sample + influence @ (ordered_weights - 1)
+                random_hq = random_mean.loc[(classifier, share), "hq_collected"]
+                expected = random_hq * (ordered_hq @ ordered_weights) / ordered_hq.sum()
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    ratios = collected / expected
+                low, high, se = interval(ratios[1:], float(config["bootstrap_level"]))
+                rows.append(
+                    {
+                        "classifier": classifier,
+                        "policy": policy,
+                        "budget_share": share,
+                        "hq_ratio_vs_random_ci_low": low,
+                        "hq_ratio_vs_random_ci_high": high,
+                        "hq_ratio_vs_random_se": se,
+                    }
+                )
+    return pd.DataFrame(rows)

@@ -29,16 +29,18 @@ def fmt_number(value: object, digits: int = 2) -> str:
 
 
 def fmt_interval(
-    value: object, low: object, high: object, digits: int = 2, signed: bool = False
+    value: object, low: object, high: object, digits: int = 2, style: str = "number"
 ) -> str:
     """``value`` with its bootstrap interval (``0.46 [0.32, 0.57]``); the value alone without one.
 
+    ``style`` as ``fmt_range``'s: ``number``, ``signed``, ``ratio`` or ``share``.
+
     >>> fmt_interval(0.4562, 0.3204, 0.5689, 3)
     '0.456 [0.320, 0.569]'
-    >>> fmt_interval(-0.0812, -0.1204, -0.0431, 3, signed=True)
+    >>> fmt_interval(-0.0812, -0.1204, -0.0431, 3, style="signed")
     '-0.081 [-0.120, -0.043]'
     """
-    number = fmt_signed if signed else fmt_number
+    number = FORMATS[style]
     if is_missing(low) or is_missing(high):
         return number(value, digits)
     return f"{number(value, digits)} [{number(low, digits)}, {number(high, digits)}]"

@@ -54,8 +54,14 @@ def _icc(marts: Marts) -> str:
 
 def _ordering(policy: str, column: str = "hq_ratio_vs_random") -> Callable[[Marts], str]:
     def here(marts: Marts) -> str:
-        ratios = nums.ordering_ratios(marts.frame(rq2.AT_BUDGET), policy, column=column)
-        return fmt_range(ratios, 2, "ratio")
+        at_budget = marts.frame(rq2.AT_BUDGET)
+        bounds = [f"{column}_ci_low", f"{column}_ci_high"]
+        lows, highs = (
+            nums.ordering_ratios(at_budget, policy, column=b).tolist() if b in at_budget else None
+            for b in bounds
+        )
+        ratios = nums.ordering_ratios(at_budget, policy, column=column)
+        return fmt_range_with_intervals(ratios.tolist(), lows, highs, 2, "ratio")
 
     return here
 

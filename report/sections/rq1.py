@@ -305,7 +305,7 @@ def centrality_section(marts: Marts) -> SectionContent:
                 getattr(row, RHO_CI_COLUMNS[0], None),
                 getattr(row, RHO_CI_COLUMNS[1], None),
                 3,
-                signed=True,
+                style="signed",
             ),
             fmt_signed(row.kendall_tau_b, 3),
             fmt_signed(row.weighted_spearman_rho, 3),

@@ -9,6 +9,7 @@ from report.formatting import (
     MISSING,
     caption,
     fmt_count,
+    fmt_interval,
     fmt_number,
     fmt_range,
     fmt_ratio,
@@ -19,6 +20,7 @@ from report.marts import Marts
 
 YIELD_CURVES = "rpt_host_ordering_yield_curves"
 AT_BUDGET = "rpt_host_ordering_at_budget"
+RATIO_CI_COLUMNS = ("hq_ratio_vs_random_ci_low", "hq_ratio_vs_random_ci_high")
 
 POLICIES = ("random", "hc", "pr", "cc_coverage", "oracle")
 BUDGET = paper.TABLE3_BUDGET_SHARE
@@ -30,11 +32,17 @@ def _ordered(policies: set[str]) -> list[str]:
     return [p for p in POLICIES if p in policies] + sorted(policies - set(POLICIES))
 
 
+def _plus_minus(value: object) -> str:
+    """``±0.012``, or ``n/a`` (random itself, or one random order)."""
+    shown = fmt_number(value, 3)
+    return shown if shown == MISSING else f"±{shown}"
+
+
 def hc_caption(hc: list[float], oracle: list[float], dclm_hc: float | None) -> str:
     """The 10%-budget caption: HC and oracle ratios to random, and DCLM's HC ratio."""
     return caption(
         f"HQ pages collected at a {fmt_share(BUDGET)} budget relative to a random host order "
-        "(Table 3); HC",
+        "(Table 3; bars: bootstrap intervals over hosts); HC",
         versus(fmt_range(hc, 2, "ratio"), PAPER_HC),
         f"DCLM under HC {versus(fmt_ratio(dclm_hc), 'below 1×')}",
         f"the oracle {versus(fmt_range(oracle, 2, 'ratio'), PAPER_ORACLE)}",
@@ -108,6 +116,13 @@ def host_ordering_section(marts: Marts) -> SectionContent:
         axis, *paper.HC_VS_RANDOM_RANGE, label=f"paper: HC {PAPER_HC}, oracle {PAPER_ORACLE}"
     )
     charts.paper_band(axis, *paper.ORACLE_VS_RANDOM_RANGE, label="_paper oracle")
+    intervals = {
+        policy: tuple(
+            nums.ordering_ratios(at_budget, policy, column=column).reindex(classifiers).tolist()
+            for column in RATIO_CI_COLUMNS
+        )
+        for policy in shown
+    }
     charts.grouped_bars(
         axis,
         classifiers,
@@ -117,6 +132,7 @@ def host_ordering_section(marts: Marts) -> SectionContent:
         },
         colours=charts.POLICY_COLOURS,
         baseline=1.0,
+        intervals=intervals if RATIO_CI_COLUMNS[0] in at_budget else None,
     )
     axis.axhline(1, color="black", lw=0.6)
     charts.log_ratio_axis(axis, (0.25, 0.5, 1, 2, 4, 8, 16))
@@ -131,7 +147,12 @@ def host_ordering_section(marts: Marts) -> SectionContent:
             row.classifier,
             row.policy,
             fmt_number(row.hq_collected, 1),
-            fmt_ratio(row.hq_ratio_vs_random),
+            fmt_interval(
+                row.hq_ratio_vs_random,
+                *(getattr(row, column, None) for column in RATIO_CI_COLUMNS),
+                style="ratio",
+            ),
+            _plus_minus(getattr(row, "hq_ratio_seed_se", None)),
             fmt_ratio(row.hq_collected / row.oracle_hq_collected)
             if row.oracle_hq_collected
             else MISSING,
@@ -140,12 +161,14 @@ def host_ordering_section(marts: Marts) -> SectionContent:
         )
         for row in rows_10.sort_values(["classifier", "policy"]).itertuples()
     ]
-    header = ("classifier", "policy", "HQ pages", "vs random", "vs oracle", "TLDs")
+    header = ("classifier", "policy", "HQ pages", "vs random [95% interval]", "± seeds")
+    header += ("vs oracle", "TLDs")
     header += ("TLDs vs random",)
     table = ReportTable(
         caption(
-            f"Table 3: host orders at a {fmt_share(BUDGET)} budget; TLDs reached by HC relative "
-            "to random",
+            f"Table 3: host orders at a {fmt_share(BUDGET)} budget (± seeds: the ratio's standard "
+            "error from averaging the random orders, apart from the hosts' interval); TLDs "
+            "reached by HC relative to random",
             versus(fmt_range(tld_hc, 2, "ratio"), f"about {fmt_ratio(paper.HC_TLD_RATIO, 1)}"),
         ),
         header,

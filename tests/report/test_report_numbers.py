@@ -220,7 +220,7 @@ def test_a_number_is_shown_with_its_interval_when_it_has_one():
     assert fmt_interval(0.4562, None, 0.5689, 3) == "0.456"  # intervals turned off
     assert fmt_interval(0.4562, float("nan"), float("nan")) == "0.46"
     assert fmt_interval(None, None, None) == "n/a"
-    assert fmt_interval(-0.0812, -0.1204, 0.0431, 3, signed=True) == "-0.081 [-0.120, +0.043]"
+    assert fmt_interval(-0.0812, -0.1204, 0.0431, 3, style="signed") == "-0.081 [-0.120, +0.043]"
 
 
 def test_captions_quote_the_papers_numbers():

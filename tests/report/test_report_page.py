@@ -157,6 +157,20 @@ def test_the_pooled_centrality_table_gives_each_rho_its_bootstrap_interval(built
 
 
 @pytest.mark.warehouse
+def test_the_budget_table_gives_each_ratio_its_interval_and_the_seeds_spread(built):
+    (table,) = [t for t in built.tables if t.caption.startswith("Table 3")]
+    with_interval = re.compile(r"\d+\.\d\d× \[-?\d+\.\d\d×, -?\d+\.\d\d×\]")
+    compared = [row for row in table.rows if row[1] != "random"]
+    assert compared
+    for row in compared:
+        assert with_interval.fullmatch(row[3]), row
+        assert re.fullmatch(r"±\d\.\d{3}", row[4]), row
+    for row in table.rows:
+        if row[1] == "random":
+            assert row[3] == "1.00×" and row[4] == "n/a", row
+
+
+@pytest.mark.warehouse
 def test_captions_give_the_papers_value_beside_ours(built):
     captions = {figure.name: figure.caption for figure in built.figures}
     assert "here, 0.43–0.62 in the paper" in captions["icc_by_classifier"]

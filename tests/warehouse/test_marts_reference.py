@@ -54,7 +54,12 @@ from reference.hosts import (
 )
 from reference.icc import host_quality_icc, host_quality_icc_intervals, one_way_anova
 from reference.lake import DOCUMENT_COLUMNS, Inputs, read_staging
-from reference.orderings import host_ordering_at_budget, host_ordering_yield_curves, walk_budgets
+from reference.orderings import (
+    host_ordering_at_budget,
+    host_ordering_ratio_intervals,
+    host_ordering_yield_curves,
+    walk_budgets,
+)
 from tests.fixtures import warehouse as warehouse_fixture
 
 # ----------------------------------------------------------------------- warehouses
@@ -442,6 +447,31 @@ def test_host_ordering_at_budget(warehouse: Warehouse, reference_curves: pd.Data
             "tld_ratio_vs_random",
         ],
     )
+
+
+def test_host_ordering_ratio_intervals(warehouse: Warehouse, reference_curves: pd.DataFrame):
+    """The ratios' bootstrap intervals: the first-order yields over random's expectation."""
+    mart = _budget_key(warehouse.table("rpt_host_ordering_at_budget"))
+    reference = host_ordering_ratio_intervals(warehouse.inputs, curves=reference_curves)
+    assert_matches(
+        f"{warehouse.name} rpt_host_ordering_at_budget intervals",
+        mart[mart["policy"] != "random"],
+        _budget_key(reference),
+        keys=["classifier", "policy", "budget_share"],
+        numeric=[
+            "hq_ratio_vs_random_ci_low",
+            "hq_ratio_vs_random_ci_high",
+            "hq_ratio_vs_random_se",
+        ],
+    )
+    assert mart.loc[mart["policy"] == "random", "hq_ratio_vs_random_ci_low"].isna().all()
+    seeds = mart[mart["policy"] != "random"]
+    expected = (
+        seeds["hq_ratio_vs_random"]
+        * seeds["random_hq_collected_sd"]
+        / (seeds["random_hq_collected"] * np.sqrt(int(VARS["random_seeds"])))
+    )
+    assert np.allclose(seeds["hq_ratio_seed_se"], expected, equal_nan=True)
 
 
 def test_suffix_categories_follow_the_public_suffix():

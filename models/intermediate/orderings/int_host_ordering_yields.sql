@@ -72,6 +72,9 @@ host_ordering_yields as (
         * budget_boundaries.boundary_hq_page_count as hq_collected,
         budget_boundaries.host_count::bigint as host_count,
         budget_tld_counts.tld_count,
+        budget_boundaries.boundary_position,
+        budget_boundaries.boundary_page_count::bigint as boundary_page_count,
+        budget_boundaries.boundary_hq_page_count::bigint as boundary_hq_page_count,
         budget_boundaries.total_page_count::bigint as total_page_count,
         budget_boundaries.total_hq_page_count::bigint as total_hq_page_count
 

@@ -1,0 +1,50 @@
+-- Each host of each classifier's universe in each order compared with random (hc, pr,
+-- cc_coverage, oracle), with the pages before it and the squares of the pages up to
+-- it: what the bootstrap's first order needs of the orders (docs/definitions.md B,
+-- "Yields at a budget"). No rows when the intervals are off.
+
+with
+
+host_positions as (
+    select * from {{ ref('int_host_ordering_positions') }}
+    where random_seed = 0 and {{ var('bootstrap_replicates') | int }} > 0
+),
+
+hosts_to_order as (
+    select * from {{ ref('int_host_ordering_hosts') }}
+),
+
+host_places as (
+    select
+        hosts_to_order.classifier_id,
+        host_positions.policy_id,
+        hosts_to_order.host_id,
+        host_positions.order_position,
+        hosts_to_order.page_count,
+        hosts_to_order.hq_page_count,
+        -- (the window in brackets: Spark reads `up_to - x` as one identifier)
+        (sum(hosts_to_order.page_count) over up_to) - hosts_to_order.page_count
+            as pages_before,
+        sum(hosts_to_order.page_count * hosts_to_order.page_count) over up_to
+            as page_squares_up_to,
+        sum(hosts_to_order.page_count * hosts_to_order.page_count) over whole_order
+            as page_squares
+
+    from hosts_to_order
+    inner join host_positions
+        on
+            hosts_to_order.host_id = host_positions.host_id
+            and coalesce(host_positions.classifier_id, hosts_to_order.classifier_id)
+            = hosts_to_order.classifier_id
+    window
+        whole_order as (
+            partition by hosts_to_order.classifier_id, host_positions.policy_id
+        ),
+        up_to as (
+            partition by hosts_to_order.classifier_id, host_positions.policy_id
+            order by host_positions.order_position
+            rows between unbounded preceding and current row
+        )
+)
+
+select * from host_places
