@@ -164,3 +164,27 @@ def test_the_coverage_bench_runs_on_a_few_draws():
         assert draws == 2 and rate in (0.0, 0.5, 1.0), rows
         assert width > 0 and 0 < planted < 1
     assert lines[-1].startswith(tuple(f"{n} of 18 rates" for n in range(19)))
+
+
+@pytest.mark.warehouse
+def test_the_linearization_bench_runs_on_the_tiny_warehouse():
+    """bench/bench_bootstrap_linearization.py prints a row per order and budget."""
+    warehouse = tiny_warehouse_or_skip()
+    script = PROJECT / "bench" / "bench_bootstrap_linearization.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--warehouse", str(warehouse), "--replicates", "20"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("HQ collected, ") and "20 replicates" in lines[0]
+    rows = [line.split() for line in lines[2:-1]]
+    assert [row[0] for row in rows] == [
+        p for p in ("hc", "pr", "cc_coverage", "oracle") for _ in "abc"
+    ]
+    for row in rows:
+        exact, window, one_host = (float(value) for value in row[2:5])
+        assert exact >= 0 and window >= 0 and one_host >= 0
+        assert -1 <= float(row[5]) <= 1
