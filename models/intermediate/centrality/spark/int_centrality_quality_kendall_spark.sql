@@ -8,22 +8,8 @@
 
 with
 
-centrality_quality_pairs as (
-    select * from {{ ref('int_centrality_quality_pairs') }}
-),
-
 pair_groups as (
-    select
-        centrality_quality_pairs.classifier_id,
-        centrality_quality_pairs.centrality_metric_id,
-        centrality_quality_pairs.stratum_id,
-        any_value(centrality_quality_pairs.classifier) as classifier,
-        any_value(centrality_quality_pairs.centrality_metric) as centrality_metric,
-        any_value(centrality_quality_pairs.stratum_type) as stratum_type,
-        any_value(centrality_quality_pairs.stratum) as stratum,
-        count(*) as host_count
-    from centrality_quality_pairs
-    group by all
+    select * from {{ ref('int_centrality_quality_pair_groups') }}
 ),
 
 -- Each host numbered and weighted (int_centrality_quality_hosts_weighted). Spark

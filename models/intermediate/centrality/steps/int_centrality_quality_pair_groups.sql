@@ -15,7 +15,8 @@ pair_groups as (
         any_value(centrality_quality_pairs.classifier) as classifier,
         any_value(centrality_quality_pairs.centrality_metric) as centrality_metric,
         any_value(centrality_quality_pairs.stratum_type) as stratum_type,
-        any_value(centrality_quality_pairs.stratum) as stratum
+        any_value(centrality_quality_pairs.stratum) as stratum,
+        count(*) as host_count
 
     from centrality_quality_pairs
     group by all
