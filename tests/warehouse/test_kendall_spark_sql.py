@@ -2,7 +2,8 @@
 
 ``models/intermediate/centrality/spark/int_centrality_quality_kendall_spark.sql`` and the table of
 weighted hosts it reads (``int_centrality_quality_hosts_weighted.sql`` beside it, its discordance
-step in ``steps/``) are built on
+step in ``steps/``, and the names of the groups from ``int_centrality_quality_pair_groups``)
+are built on
 Spark only (on DuckDB the dbt Python model computes the same statistics). Their SQL goes
 through the project's dialect macros, so rendered with their DuckDB (``default__``) side it runs
 on DuckDB too: here both are rendered with plain Jinja (``ref`` names a table of made-up pairs)
@@ -31,6 +32,14 @@ SPARK_MODELS = PROJECT / "models" / "intermediate" / "centrality" / "spark"
 MODEL = SPARK_MODELS / "int_centrality_quality_kendall_spark.sql"
 HOSTS = SPARK_MODELS / "int_centrality_quality_hosts_weighted.sql"
 DISCORDANCE = SPARK_MODELS / "steps" / "int_centrality_quality_discordance.sql"
+PAIR_GROUPS = (
+    PROJECT
+    / "models"
+    / "intermediate"
+    / "centrality"
+    / "steps"
+    / "int_centrality_quality_pair_groups.sql"
+)
 MACROS = PROJECT / "macros" / "dialect.sql"
 ADAPTER = PROJECT / "lint" / "sqlfluff_libs" / "adapter.py"
 
@@ -130,12 +139,15 @@ def test_spark_kendall_sql_equals_scipy(pairs: pd.DataFrame) -> None:
         DISCORDANCE, {"int_centrality_quality_hosts_weighted": "hosts_weighted"}
     )
     connection.execute(f"create view discordance as {discordance}")
+    pair_groups = render_for_duckdb(PAIR_GROUPS, {"int_centrality_quality_pairs": "pairs"})
+    connection.execute(f"create view pair_groups as {pair_groups}")
     sql = render_for_duckdb(
         MODEL,
         {
             "int_centrality_quality_pairs": "pairs",
             "int_centrality_quality_hosts_weighted": "hosts_weighted",
             "int_centrality_quality_discordance": "discordance",
+            "int_centrality_quality_pair_groups": "pair_groups",
         },
     )
     result = connection.execute(sql).df().set_index("stratum")
