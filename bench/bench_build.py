@@ -16,6 +16,10 @@ Target (the `make paper-lake` lake, 2 cores): ``dbt build`` of every model and s
 
     .venv/bin/python bench/bench_build.py --home build/test-home
     .venv/bin/python bench/bench_build.py --home /path/to/paper-home --with-tests
+    .venv/bin/python bench/bench_build.py --home /path/to/paper-home --bootstrap-cost
+
+``--bootstrap-cost`` builds a second time with ``bootstrap_replicates`` 0 (issue 34: the
+intervals may add at most 50% to the build) and prints the difference, node by node.
 
 The warehouse (default <home>/bench-build.duckdb, ~5 GB at paper scale) is deleted before each
 build and once its figures are printed (``--keep-warehouse`` keeps it, to time single nodes
@@ -130,10 +134,17 @@ def floor(home: Path, scratch: Path) -> dict[str, float]:
     return seconds
 
 
-def build(home: Path, warehouse: Path, work: Path, with_tests: bool) -> dict:
+def build(
+    home: Path,
+    warehouse: Path,
+    work: Path,
+    with_tests: bool,
+    name: str | None = None,
+    variables: dict | None = None,
+) -> dict:
     """One ``dbt build`` into a fresh ``warehouse``: its measures and per-node times."""
-    name = "with-tests" if with_tests else "models"
-    run = dbt.timed_build(home, warehouse, work, name, with_tests=with_tests)
+    name = name or ("with-tests" if with_tests else "models")
+    run = dbt.timed_build(home, warehouse, work, name, with_tests=with_tests, variables=variables)
     # a failing data test does not stop the timing (it is listed); a model that did not
     # build (or a failing unit test, which skips its model) does
     failed = [node["node"] for node in run["nodes"] if node["status"] in ("fail", "error")]
@@ -199,6 +210,32 @@ def report(result: dict, limit: float, top: int) -> list[str]:
     return lines
 
 
+def bootstrap_cost(models: dict, off: dict, top: int) -> list[str]:
+    """What the bootstrap intervals add: the build with them against the build without."""
+    added = models["seconds"] - off["seconds"]
+    lines = [
+        f"the bootstrap intervals (bootstrap_replicates as the project sets it, against 0): "
+        f"{models['seconds']:.1f} s against {off['seconds']:.1f} s wall, +{added:.1f} s "
+        f"(+{added / off['seconds']:.1%}; target ≤ +50%: "
+        f"{'met' if added <= off['seconds'] / 2 else 'missed'}); peak "
+        f"{gb(models['peak']):.2f} against {gb(off['peak']):.2f} GB",
+        "  the nodes it makes slower, by seconds added:",
+    ]
+    before = {node["node"]: node["seconds"] for node in off["nodes"]}
+    differences = sorted(
+        ((node["seconds"] - before.get(node["node"], 0.0), node) for node in models["nodes"]),
+        key=lambda item: -item[0],
+    )
+    for difference, node in differences[:top]:
+        if difference < 0.5:
+            break
+        lines.append(
+            f"    {difference:>+8.1f} s  {node['node']} "
+            f"({before.get(node['node'], 0.0):.1f} -> {node['seconds']:.1f} s)"
+        )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--home", type=Path, required=True, help="a HOSTAWARE_HOME with a lake")
@@ -208,6 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=15, help="slowest nodes to list")
     parser.add_argument(
         "--keep-warehouse", action="store_true", help="keep the built warehouse afterwards"
+    )
+    parser.add_argument(
+        "--bootstrap-cost",
+        action="store_true",
+        help="also build with bootstrap_replicates 0 and print what the intervals add",
     )
     args = parser.parse_args(argv)
     home = args.home.resolve()
@@ -230,6 +272,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         for label, seconds in passes.items():
             print(f"  {seconds:>8.1f} s  {label}")
+        if args.bootstrap_cost:
+            off = build(
+                home,
+                warehouse,
+                work,
+                with_tests=False,
+                name="no-bootstrap",
+                variables={"bootstrap_replicates": 0},
+            )
+            print("\n".join(bootstrap_cost(models, off, args.top)))
         if args.with_tests:
             tested = build(home, warehouse, work, with_tests=True)
             print("\n".join(report(tested, TARGET_WITH_TESTS_SECONDS, args.top)))

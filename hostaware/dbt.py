@@ -291,10 +291,12 @@ def timed_build(
     with_tests: bool = False,
     threads: int | None = None,
     fresh: bool = True,
+    variables: Mapping[str, object] | None = None,
 ) -> dict:
     """One measured ``dbt build`` of ``home``'s lake into a fresh ``warehouse`` (deleted first).
 
-    ``select``, ``exclude``: dbt selectors (every node when ``select`` is empty); ``fresh``
+    ``select``, ``exclude``: dbt selectors (every node when ``select`` is empty); ``variables``:
+    dbt vars (``--vars``) over the project's; ``fresh``
     false builds into ``warehouse`` as it is (a part timed over the parents an earlier build
     made); without ``with_tests`` the data and unit
     tests are left out. dbt's target, logs, exports and output go under ``work`` (named after
@@ -320,6 +322,8 @@ def timed_build(
         command += ["--exclude-resource-type", "test", "unit_test"]
     if threads:
         command += ["--threads", str(threads)]
+    if variables:
+        command += ["--vars", json.dumps(dict(variables))]
     run = measure(command, log, env=env)
     if not (target / "run_results.json").exists():
         raise SystemExit(

@@ -35,3 +35,133 @@
         else greatest(-1.0, least(1.0, {{ expression }}))
     end
 {%- endmacro %}
+
+{# spearman_influence(name, pairs, groups, keys, x, y): CTEs, to be placed in a with
+   clause, ending in `name`: a row per row of `pairs` whose group has a defined rho, its
+   `groups` and `keys` columns and `influence`, the derivative of the group's Spearman
+   rho (mid-ranks) with respect to the row's bootstrap weight at the sample
+   (docs/definitions.md B, "Rank statistics"): psi_h = (G_h - C_ab (F_h / C_aa + H_h /
+   C_bb) / 2) / sqrt(C_aa C_bb), a and b the mid-ranks less 1/2 of x and y, C their sums
+   of (co)squares about n / 2 and G, F, H those sums' derivatives. Three sorts: by x
+   (a), by y (b, and a summed in y's order), by x again (b summed in x's order); a sum
+   of a rank over its own order is a function of counts (the ranks up to c sum to c^2 /
+   2). Windows spelled out in full: Spark's cannot extend another. #}
+{% macro spearman_influence(name, pairs, groups, keys, x, y) -%}
+    {%- set partition = 'partition by ' ~ groups | join(', ') -%}
+    {%- set carried = (groups + keys) | join(', ') -%}
+    {%- set on_groups = [] -%}
+    {%- for column in groups -%}
+        {%- do on_groups.append(
+            name ~ '_terms.' ~ column ~ ' = ' ~ name ~ '_moments.' ~ column
+        ) -%}
+    {%- endfor %}
+-- a = rows below x_h + half the ties (c_le - t / 2, t the ties with x_h), b likewise
+{{ name }}_by_x as (
+    select
+        {{ carried }},
+        {{ x }} as x_value,
+        {{ y }} as y_value,
+        count(*) over up_to as x_count_le,
+        count(*) over up_to - rank() over up_to + 1 as x_ties
+    from {{ pairs }}
+    window up_to as ({{ partition }} order by {{ x }})
+),
+
+-- sums of a over y <= y_h and over y >= y_h (ties included both ways)
+{{ name }}_by_y as (
+    select
+        {{ carried }},
+        x_value,
+        y_value,
+        x_count_le,
+        x_ties,
+        x_count_le - x_ties / 2 as x_rank,
+        count(*) over up_to as y_count_le,
+        count(*) over up_to - rank() over up_to + 1 as y_ties,
+        count(*) over whole_group as host_count,
+        sum(x_count_le - x_ties / 2) over up_to as x_rank_le,
+        sum(x_count_le - x_ties / 2) over from_here as x_rank_ge
+    from {{ name }}_by_x
+    window
+        whole_group as ({{ partition }}),
+        up_to as ({{ partition }} order by y_value),
+        from_here as (
+            {{ partition }} order by y_value
+            range between current row and unbounded following
+        )
+),
+
+-- sums of b over x <= x_h and over x >= x_h
+{{ name }}_by_x_again as (
+    select
+        {{ carried }},
+        x_count_le,
+        x_ties,
+        x_rank,
+        y_count_le,
+        y_ties,
+        host_count,
+        x_rank_le,
+        x_rank_ge,
+        y_count_le - y_ties / 2 as y_rank,
+        sum(y_count_le - y_ties / 2) over up_to as y_rank_le,
+        sum(y_count_le - y_ties / 2) over from_here as y_rank_ge
+    from {{ name }}_by_y
+    window
+        up_to as ({{ partition }} order by x_value),
+        from_here as (
+            {{ partition }} order by x_value
+            range between current row and unbounded following
+        )
+),
+
+-- sum_i K(x_h, x_i) v_i (K(s, t) = 1 if s < t, 1/2 if s = t) is (sum over x >= x_h -
+-- sum over x <= x_h) / 2 + n^2 / 4 (either rank sums to n^2 / 2); for v = a itself,
+-- n^2 / 2 - c_le^2 / 2 + t a_h / 2.
+{{ name }}_terms as (
+    select
+        {{ carried }},
+        x_rank,
+        y_rank,
+        host_count,
+        x_rank * y_rank
+        + (y_rank_ge - y_rank_le) / 2
+        + (x_rank_ge - x_rank_le) / 2
+        - power(host_count, 2) / 4 as cross_term,
+        power(x_rank, 2) + power(host_count, 2) - power(x_count_le, 2)
+        + x_ties * x_rank - 3 * power(host_count, 2) / 4 as x_term,
+        power(y_rank, 2) + power(host_count, 2) - power(y_count_le, 2)
+        + y_ties * y_rank - 3 * power(host_count, 2) / 4 as y_term
+    from {{ name }}_by_x_again
+),
+
+-- C_aa = sum a^2 - n^3 / 4 (and so on): the ranks' sums of squares about their mean
+-- n / 2
+{{ name }}_moments as (
+    select
+        {{ groups | join(', ') }},
+        sum(power(x_rank, 2)) - power(any_value(host_count), 3) / 4 as x_moment,
+        sum(power(y_rank, 2)) - power(any_value(host_count), 3) / 4 as y_moment,
+        sum(x_rank * y_rank) - power(any_value(host_count), 3) / 4 as cross_moment
+    from {{ name }}_terms
+    group by {{ groups | join(', ') }}
+),
+
+{{ name }} as (
+    select
+        {{ name }}_terms.{{ (groups + keys) | join(', ' ~ name ~ '_terms.') }},
+        (
+            {{ name }}_terms.cross_term
+            - {{ name }}_moments.cross_moment / 2 * (
+                {{ name }}_terms.x_term / {{ name }}_moments.x_moment
+                + {{ name }}_terms.y_term / {{ name }}_moments.y_moment
+            )
+        )
+        / sqrt({{ name }}_moments.x_moment * {{ name }}_moments.y_moment) as influence
+    from {{ name }}_terms
+    inner join {{ name }}_moments
+        on {{ on_groups | join(' and ') }}
+    -- rho is undefined where either variable is constant in the group
+    where {{ name }}_moments.x_moment > 0 and {{ name }}_moments.y_moment > 0
+)
+{%- endmacro %}

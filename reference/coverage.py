@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from reference.bootstrap import interval, poisson_weights, spearman_influence
 from reference.config import ANNOTATION_PROFILES, REGISTRY, VARS
 from reference.hosts import host_classifier_stats
 from reference.lake import HOST_CRAWL_COLUMNS, Inputs
@@ -277,7 +278,10 @@ def coverage_quality_correlation(
     """rpt_coverage_quality_correlation: per crawl, signal and minimum of annotated pages.
 
     A host annotated at host level counts as one annotated page; a signal without a host has
-    no row. ``stats``, when given, is ``host_classifier_stats(inputs)``.
+    no row. ``stats``, when given, is ``host_classifier_stats(inputs)``. The intervals
+    (``spearman_rho_ci_low``, ``_ci_high``, ``_se``) are the Poisson bootstrap's to first
+    order, as ``centrality_quality_spearman_intervals``'s: in replicate b, rho + sum_h
+    (w_hb - 1) psi_h over the row's hosts, within [-1, 1]; NaN where rho is.
     """
     config = config or VARS
     stats = host_classifier_stats(inputs, config) if stats is None else stats
@@ -287,9 +291,14 @@ def coverage_quality_correlation(
         classifier: stats.loc[stats["classifier"] == classifier, columns]
         for classifier in sorted(REGISTRY["classifier"])
     }
+    replicates = int(config["bootstrap_replicates"])
+    level = float(config["bootstrap_level"])
+    names = sorted(hosts.loc[hosts["is_analysed"].astype(bool), "surt_host_name"].unique())
+    shifts = dict(zip(names, poisson_weights(names, replicates) - 1, strict=True))
     rows = []
     for crawl, crawl_hosts in hosts.groupby("crawl", sort=True):
         pages = crawl_hosts["annotated_page_count"].fillna(1).to_numpy(float)
+        host_names = crawl_hosts["surt_host_name"].to_numpy()
         analysed = crawl_hosts["is_analysed"].to_numpy(bool)
         coverage = crawl_hosts["coverage_rate"].to_numpy(float)
         density = crawl_hosts["hq_density"].to_numpy(float)
@@ -298,25 +307,36 @@ def coverage_quality_correlation(
         at = {c: names.get_indexer(m["surt_host_name"]) for c, m in medians.items()}
         for minimum in config["coverage_quality_min_annotated_pages"]:
             chosen = analysed & (pages >= minimum)
-            pairs = {ANNOTATION_SIGNAL: (coverage[chosen], density[chosen])}
+            pairs = {ANNOTATION_SIGNAL: (coverage[chosen], density[chosen], host_names[chosen])}
             for classifier, median in medians.items():
                 found = at[classifier] >= 0
                 found[found] = chosen[at[classifier][found]]
                 pairs[(classifier, "classified_sample")] = (
                     coverage[at[classifier][found]],
                     median["quality_score_median"].to_numpy(float)[found],
+                    host_names[at[classifier][found]],
                 )
-            for (signal, source), (x, y) in pairs.items():
+            for (signal, source), (x, y, pair_hosts) in pairs.items():
                 if not len(x):
                     continue
+                row = {
+                    "crawl": crawl,
+                    "signal": signal,
+                    "min_annotated_pages": minimum,
+                    "signal_source": source,
+                    "host_count": len(x),
+                    "spearman_rho": spearman(x, y),
+                }
+                rho, influence = spearman_influence(x, y)
+                if replicates and not math.isnan(rho):
+                    weights = np.array([shifts[host] for host in pair_hosts])
+                    values = np.clip(rho + influence @ weights[:, 1:], -1, 1)
+                    low, high, se = interval(values, level)
+                else:
+                    low = high = se = math.nan
                 rows.append(
-                    {
-                        "crawl": crawl,
-                        "signal": signal,
-                        "min_annotated_pages": minimum,
-                        "signal_source": source,
-                        "host_count": len(x),
-                        "spearman_rho": spearman(x, y),
-                    }
+                    row
+                    | {"spearman_rho_ci_low": low, "spearman_rho_ci_high": high}
+                    | {"spearman_rho_se": se}
                 )
     return pd.DataFrame(rows)

@@ -119,9 +119,7 @@ def _coverage_quality(larger: bool) -> Callable[[Marts], str]:
         signal = nums.annotation_signal(frame)
         minimums = sorted(frame["min_annotated_pages"].unique())
         chosen = [m for m in minimums if m > 1] if larger else [m for m in minimums if m <= 1]
-        values = [
-            f"{fmt_signed(nums.coverage_rho(frame, crawl, signal, m), 3)} (≥ {m})" for m in chosen
-        ]
+        values = [f"{rq4.coverage_rho_text(frame, crawl, signal, m)} (≥ {m})" for m in chosen]
         return f"{', '.join(values) or MISSING}; {crawl}"
 
     return here
@@ -132,7 +130,7 @@ def _coverage_quality_crawls(marts: Marts) -> str:
     signal = nums.annotation_signal(frame)
     series = frame[frame["signal"] == signal]
     parts = [
-        f"{fmt_range(rows['spearman_rho'], 3, 'signed')} (≥ {m})"
+        f"{_with_intervals(rows, 'spearman_rho', 3, 'signed')} (≥ {m})"
         for m, rows in series.groupby("min_annotated_pages", sort=True)
     ]
     return f"{'; '.join(parts)}; {series['crawl'].nunique()} crawls"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from report import charts, paper
@@ -11,6 +12,7 @@ from report.formatting import (
     MISSING,
     caption,
     fmt_count,
+    fmt_interval,
     fmt_number,
     fmt_range,
     fmt_share,
@@ -22,6 +24,7 @@ from report.marts import Marts, sql_string
 SUMMARY = "rpt_uncrawled_hq_summary"
 BANDS = "rpt_uncrawled_hq_by_coverage_band"
 COVERAGE_QUALITY = "rpt_coverage_quality_correlation"
+RHO_CI_COLUMNS = ("spearman_rho_ci_low", "spearman_rho_ci_high")
 MISSED_TLD = "rpt_missed_hq_by_tld"
 HIDDEN_GEMS = "rpt_hidden_gems"
 
@@ -176,6 +179,27 @@ def coverage_band_section(marts: Marts) -> SectionContent:
 # ----------------------------------------------------------------------- Table 1, Figs. 8, 10
 
 
+def coverage_rho_text(
+    coverage: pd.DataFrame, crawl: str | None, signal: str, min_pages: int
+) -> str:
+    """``coverage_rho`` signed to 3 digits, with its bootstrap interval when the mart has one."""
+    rows = coverage[
+        (coverage["crawl"] == crawl)
+        & (coverage["signal"] == signal)
+        & (coverage["min_annotated_pages"] == min_pages)
+    ]
+    if rows.empty:
+        return MISSING
+    row = rows.iloc[0]
+    return fmt_interval(
+        row["spearman_rho"],
+        row.get("spearman_rho_ci_low"),
+        row.get("spearman_rho_ci_high"),
+        3,
+        "signed",
+    )
+
+
 def coverage_quality_section(marts: Marts) -> SectionContent:
     """Table 1 / Figs. 8, 10: Spearman's rho of coverage against quality, per crawl."""
     coverage = marts.frame(COVERAGE_QUALITY, "select * from {mart} order by all")
@@ -193,11 +217,25 @@ def coverage_quality_section(marts: Marts) -> SectionContent:
     axis = figure.add_subplot()
     wide = main.pivot(index="signal", columns="min_annotated_pages", values="spearman_rho")
     wide = wide.reindex(index=signals, columns=minimums)
+    # the bootstrap intervals (null when the build turned them off)
+    bounds = {
+        column: main.pivot(index="signal", columns="min_annotated_pages", values=column).reindex(
+            index=signals, columns=minimums
+        )
+        for column in RHO_CI_COLUMNS
+        if column in main
+    }
     charts.grouped_bars(
         axis,
         signals,
         {minimum_labels[m]: wide[m].tolist() for m in minimums},
         colours=minimum_colours,
+        intervals={
+            minimum_labels[m]: tuple(bounds[column][m].tolist() for column in RHO_CI_COLUMNS)
+            for m in minimums
+        }
+        if len(bounds) == 2
+        else None,
     )
     # The paper's values where they apply: GneissWeb's line over its group, the classifiers'
     # band over theirs.
@@ -225,13 +263,13 @@ def coverage_quality_section(marts: Marts) -> SectionContent:
     axis.set_ylabel("Spearman's ρ,\nhost coverage vs quality")
     charts.legend_outside(figure, axis, ncols=3)
     gneissweb_rhos = ", ".join(
-        f"{fmt_signed(nums.coverage_rho(coverage, crawl, gneissweb, m), 3)} (≥ {m})"
-        for m in minimums
+        f"{coverage_rho_text(coverage, crawl, gneissweb, m)} (≥ {m})" for m in minimums
     )
     others = main[main["signal"] != gneissweb]["spearman_rho"].abs()
     by_signal_caption = caption(
         f"Spearman's ρ of host coverage against quality per signal, {crawl}, on hosts with at "
-        "least 1, 3 or 10 annotated pages (Table 1, Fig. 8); GneissWeb",
+        "least 1, 3 or 10 annotated pages (Table 1, Fig. 8; bars: 95% bootstrap intervals over "
+        "hosts); GneissWeb",
         versus(gneissweb_rhos, fmt_signed(paper.COVERAGE_QUALITY_RHO)),
         "the classifiers' |ρ|: "
         + versus(
@@ -253,6 +291,17 @@ def coverage_quality_section(marts: Marts) -> SectionContent:
         axis.plot(
             crawls, line["spearman_rho"], marker="o", color=minimum_colours[label], label=label
         )
+        if set(RHO_CI_COLUMNS) <= set(line.columns) and line[list(RHO_CI_COLUMNS)].notna().any(
+            axis=None
+        ):
+            axis.fill_between(
+                crawls,
+                line[RHO_CI_COLUMNS[0]].astype(float),
+                line[RHO_CI_COLUMNS[1]].astype(float),
+                color=minimum_colours[label],
+                alpha=0.2,
+                lw=0,
+            )
     axis.axhline(0, color="black", lw=0.6)
     axis.set_xticks(range(len(crawls)), crawls, rotation=30, ha="right")
     axis.set_ylabel("Spearman's ρ, host coverage\nvs GneissWeb HQ density")
@@ -263,8 +312,8 @@ def coverage_quality_section(marts: Marts) -> SectionContent:
         for m in minimums
     )
     by_crawl_caption = caption(
-        f"Spearman's ρ of host coverage against GneissWeb HQ density per crawl (Fig. 10), "
-        f"{len(crawls)} crawls",
+        f"Spearman's ρ of host coverage against GneissWeb HQ density per crawl (Fig. 10; bands: "
+        f"95% bootstrap intervals over hosts), {len(crawls)} crawls",
         versus(by_crawl, f"{PAPER_COVERAGE_RANGE} over six crawls"),
     )
     return SectionContent(

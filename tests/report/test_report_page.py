@@ -171,6 +171,17 @@ def test_the_budget_table_gives_each_ratio_its_interval_and_the_seeds_spread(bui
 
 
 @pytest.mark.warehouse
+def test_the_coverage_quality_captions_give_each_rho_its_interval(built):
+    captions = {figure.name: figure.caption for figure in built.figures}
+    with_interval = r"[+-]\d\.\d{3} \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]"
+    by_signal = re.search(r"GneissWeb: (.*?) here,", captions["coverage_quality_by_signal"])
+    assert by_signal, captions["coverage_quality_by_signal"]
+    rhos = re.findall(rf"({with_interval}) \(≥ (\d+)\)", by_signal.group(1))
+    assert [minimum for _, minimum in rhos] == ["1", "3", "10"], by_signal.group(1)
+    assert "95% bootstrap intervals" in captions["coverage_quality_by_crawl"]
+
+
+@pytest.mark.warehouse
 def test_captions_give_the_papers_value_beside_ours(built):
     captions = {figure.name: figure.caption for figure in built.figures}
     assert "here, 0.43–0.62 in the paper" in captions["icc_by_classifier"]

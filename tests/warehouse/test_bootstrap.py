@@ -149,21 +149,41 @@ def test_the_coverage_bench_runs_on_a_few_draws():
     """bench/bench_bootstrap_coverage.py, on two tiny draws: it prints a rate per row."""
     script = PROJECT / "bench" / "bench_bootstrap_coverage.py"
     result = subprocess.run(
-        [sys.executable, str(script), "--draws", "2", "--scale", "tiny", "--replicates", "20"],
+        [sys.executable, str(script), "--draws", "2", "--scale", "tiny", "--replicates", "20",
+         "--population", "4"],
         capture_output=True,
         text=True,
         check=True,
         timeout=600,
-    )
+    )  # fmt: skip
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("ICC(1) 95% bootstrap intervals (20 replicates) over 2 draws")
-    rows = [line.split() for line in lines[2:-1]]
-    assert len(rows) == 18  # 6 classifiers x 3 thresholds
-    for row in rows:
-        draws, rate, width, planted = int(row[2]), float(row[3]), float(row[4]), float(row[6])
-        assert draws == 2 and rate in (0.0, 0.5, 1.0), rows
-        assert width > 0 and 0 < planted < 1
-    assert lines[-1].startswith(tuple(f"{n} of 18 rates" for n in range(19)))
+    second = next(i for i, line in enumerate(lines) if line.startswith("Coverage-quality rho"))
+    icc, coverage_quality = lines[:second], lines[second:]
+    assert icc[0].startswith("ICC(1) 95% bootstrap intervals (20 replicates) over 2 draws")
+    assert coverage_quality[0].startswith(
+        "Coverage-quality rho 95% bootstrap intervals (20 replicates) over 2 draws"
+    )
+    for section in (icc, coverage_quality):
+        rows = table_rows(section)
+        assert len(rows) == 18  # 6 classifiers x 3 thresholds; 6 crawls x 3 minimums
+        for row in rows:
+            assert int(row["draws"]) == 2 and float(row["coverage"]) in (0.0, 0.5, 1.0), rows
+            assert float(row["mean_width"]) > 0
+        assert section[-1].startswith(tuple(f"{n} of 18 rates" for n in range(19)))
+    for row in table_rows(icc):
+        assert 0 < float(row["planted"]) < 1
+    for row in table_rows(coverage_quality):
+        # the population's rho and the planted latent one, both printed
+        assert -1 <= float(row["population_rho"]) <= 1
+        assert -1 <= float(row["planted_latent"]) <= 1
+        # the population is four draws' hosts
+        assert int(row["population_hosts"]) > 2 * float(row["mean_hosts"])
+
+
+def table_rows(section: list[str]) -> list[dict[str, str]]:
+    """A section's table rows, by column name."""
+    header = section[1].split()
+    return [dict(zip(header, line.split(), strict=True)) for line in section[2:-1]]
 
 
 @pytest.mark.warehouse

@@ -467,14 +467,28 @@ def test_host_crawls(warehouse: Warehouse, reference_host_crawls: pd.DataFrame):
 
 
 def test_coverage_quality_correlation(warehouse: Warehouse, reference_host_crawls: pd.DataFrame):
+    """rho and its bootstrap interval (rho shifted by its hosts' weighted influences)."""
+    mart = warehouse.table("rpt_coverage_quality_correlation")
     assert_matches(
         f"{warehouse.name} rpt_coverage_quality_correlation",
-        warehouse.table("rpt_coverage_quality_correlation"),
+        mart,
         coverage_quality_correlation(warehouse.inputs, reference_host_crawls),
         keys=["crawl", "signal", "min_annotated_pages"],
-        numeric=["host_count", "spearman_rho"],
+        numeric=[
+            "host_count",
+            "spearman_rho",
+            "spearman_rho_ci_low",
+            "spearman_rho_ci_high",
+            "spearman_rho_se",
+        ],
         exact=("signal_source",),
     )
+    spread = mart.dropna(subset=["spearman_rho_se"])
+    assert len(spread) and (spread["spearman_rho_se"] > 0).all()
+    inside = spread["spearman_rho_ci_low"] <= spread["spearman_rho"] + 1e-12
+    assert (
+        inside & (spread["spearman_rho"] <= spread["spearman_rho_ci_high"] + 1e-12)
+    ).mean() > 0.9
 
 
 def test_uncrawled_hq_summary(warehouse: Warehouse, reference_host_crawls: pd.DataFrame):
