@@ -16,6 +16,7 @@ scipy's Poisson CDF here, from integer literals there.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -67,6 +68,32 @@ def interval(values: np.ndarray, level: float) -> tuple[float, float, float]:
     low, high = np.quantile(values, [lower, 1 - lower])
     se = float(np.std(values, ddof=1)) if len(values) > 1 else np.nan
     return float(low), float(high), se
+
+
+def normal_interval(
+    value: float,
+    variance: float,
+    name: str,
+    config: dict,
+    bounds: tuple[float | None, float | None] = (None, None),
+) -> dict[str, float]:
+    """``<name>_ci_low``, ``_ci_high``, ``_se``: value -/+ z sqrt(variance), within ``bounds``.
+
+    The first-order bootstrap's normal limit (macros/bootstrap.sql ``normal_interval``): z is
+    the standard normal quantile at (1 + ``bootstrap_level``) / 2 (scipy); NaN when the
+    intervals are off (``bootstrap_replicates`` 0) or the value or variance is.
+    """
+    columns = [f"{name}_ci_low", f"{name}_ci_high", f"{name}_se"]
+    if not int(config["bootstrap_replicates"]) or math.isnan(value) or math.isnan(variance):
+        return dict.fromkeys(columns, math.nan)
+    se = math.sqrt(variance)
+    z = float(stats.norm.ppf((1 + float(config["bootstrap_level"])) / 2))
+    low, high = value - z * se, value + z * se
+    if bounds[0] is not None:
+        low = max(bounds[0], low)
+    if bounds[1] is not None:
+        high = min(bounds[1], high)
+    return dict(zip(columns, (low, high, se), strict=True))
 
 
 def _above_and_half_ties(keys: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from reference.bootstrap import interval, poisson_weights, spearman_influence
+from reference.bootstrap import normal_interval, spearman_influence
 from reference.config import ANNOTATION_PROFILES, REGISTRY, VARS
 from reference.hosts import host_classifier_stats
 from reference.lake import HOST_CRAWL_COLUMNS, Inputs
@@ -179,7 +179,10 @@ def uncrawled_hq_summary(
 ) -> pd.DataFrame:
     """rpt_uncrawled_hq_summary: one row per crawl of the host index.
 
-    ``annotated``, when given, is ``host_crawl_annotations(inputs, config's profile)``.
+    ``annotated``, when given, is ``host_crawl_annotations(inputs, config's profile)``. The
+    intervals of the total and of the low-coverage share are the Poisson bootstrap's, exact:
+    replicate b's total is sum_h w_hb x_h (``poisson_weights``), its share the low-coverage
+    hosts' weighted sum over it.
     """
     config = config or VARS
     if annotated is None:
@@ -197,6 +200,7 @@ def uncrawled_hq_summary(
         indexed = pc.is_in(of_crawl, value_set=pa.array(crawl_hosts["surt_host_name"]))
         missing = len(of_crawl) - pc.sum(indexed, min_count=0).as_py()
         gems = int(chosen["is_hidden_gem"].sum())
+        intervals = _uncrawled_hq_intervals(analysed, config)
         rows.append(
             {
                 "crawl": crawl,
@@ -217,8 +221,30 @@ def uncrawled_hq_summary(
                 "low_coverage_with_hq_hq_share": _share(estimate[with_hq].sum(), total),
                 "annotated_hosts_missing_from_host_index": missing,
             }
+            | intervals
         )
     return pd.DataFrame(rows)
+
+
+def _uncrawled_hq_intervals(analysed: pd.DataFrame, config: dict) -> dict[str, float]:
+    """The intervals of a crawl's total est. uncrawled HQ and of its low-coverage share.
+
+    The first-order bootstrap's normal limit: a sum's variance is its terms' squares summed,
+    the share L / T's the squares of psi_h = (x_h [low] - share x_h) / T.
+    """
+    estimate = analysed["est_uncrawled_hq"].to_numpy(float)
+    low = np.where(analysed["is_low_coverage"].astype(bool), estimate, 0.0)
+    total = float(estimate.sum())
+    if not total:  # no estimate above 0: no interval
+        squares = share = variance = math.nan
+    else:
+        squares = float(estimate @ estimate)
+        share = float(low.sum()) / total
+        psi = (low - share * estimate) / total
+        variance = float(psi @ psi)
+    return normal_interval(total, squares, "total_est_uncrawled_hq", config, (0, None)) | (
+        normal_interval(share, variance, "low_coverage_hq_share", config, (0, 1))
+    )
 
 
 def hidden_gems(hosts: pd.DataFrame) -> pd.DataFrame:
@@ -279,9 +305,8 @@ def coverage_quality_correlation(
 
     A host annotated at host level counts as one annotated page; a signal without a host has
     no row. ``stats``, when given, is ``host_classifier_stats(inputs)``. The intervals
-    (``spearman_rho_ci_low``, ``_ci_high``, ``_se``) are the Poisson bootstrap's to first
-    order, as ``centrality_quality_spearman_intervals``'s: in replicate b, rho + sum_h
-    (w_hb - 1) psi_h over the row's hosts, within [-1, 1]; NaN where rho is.
+    (``spearman_rho_ci_low``, ``_ci_high``, ``_se``) are the first-order Poisson bootstrap's
+    normal limit: rho -/+ z sqrt(sum_h psi_h^2) within [-1, 1] (``normal_interval``).
     """
     config = config or VARS
     stats = host_classifier_stats(inputs, config) if stats is None else stats
@@ -291,14 +316,9 @@ def coverage_quality_correlation(
         classifier: stats.loc[stats["classifier"] == classifier, columns]
         for classifier in sorted(REGISTRY["classifier"])
     }
-    replicates = int(config["bootstrap_replicates"])
-    level = float(config["bootstrap_level"])
-    names = sorted(hosts.loc[hosts["is_analysed"].astype(bool), "surt_host_name"].unique())
-    shifts = dict(zip(names, poisson_weights(names, replicates) - 1, strict=True))
     rows = []
     for crawl, crawl_hosts in hosts.groupby("crawl", sort=True):
         pages = crawl_hosts["annotated_page_count"].fillna(1).to_numpy(float)
-        host_names = crawl_hosts["surt_host_name"].to_numpy()
         analysed = crawl_hosts["is_analysed"].to_numpy(bool)
         coverage = crawl_hosts["coverage_rate"].to_numpy(float)
         density = crawl_hosts["hq_density"].to_numpy(float)
@@ -307,16 +327,15 @@ def coverage_quality_correlation(
         at = {c: names.get_indexer(m["surt_host_name"]) for c, m in medians.items()}
         for minimum in config["coverage_quality_min_annotated_pages"]:
             chosen = analysed & (pages >= minimum)
-            pairs = {ANNOTATION_SIGNAL: (coverage[chosen], density[chosen], host_names[chosen])}
+            pairs = {ANNOTATION_SIGNAL: (coverage[chosen], density[chosen])}
             for classifier, median in medians.items():
                 found = at[classifier] >= 0
                 found[found] = chosen[at[classifier][found]]
                 pairs[(classifier, "classified_sample")] = (
                     coverage[at[classifier][found]],
                     median["quality_score_median"].to_numpy(float)[found],
-                    host_names[at[classifier][found]],
                 )
-            for (signal, source), (x, y, pair_hosts) in pairs.items():
+            for (signal, source), (x, y) in pairs.items():
                 if not len(x):
                     continue
                 row = {
@@ -328,15 +347,10 @@ def coverage_quality_correlation(
                     "spearman_rho": spearman(x, y),
                 }
                 rho, influence = spearman_influence(x, y)
-                if replicates and not math.isnan(rho):
-                    weights = np.array([shifts[host] for host in pair_hosts])
-                    values = np.clip(rho + influence @ weights[:, 1:], -1, 1)
-                    low, high, se = interval(values, level)
-                else:
-                    low = high = se = math.nan
                 rows.append(
                     row
-                    | {"spearman_rho_ci_low": low, "spearman_rho_ci_high": high}
-                    | {"spearman_rho_se": se}
+                    | normal_interval(
+                        rho, float(influence @ influence), "spearman_rho", config, (-1, 1)
+                    )
                 )
     return pd.DataFrame(rows)

@@ -33,7 +33,8 @@ def fmt_interval(
 ) -> str:
     """``value`` with its bootstrap interval (``0.46 [0.32, 0.57]``); the value alone without one.
 
-    ``style`` as ``fmt_range``'s: ``number``, ``signed``, ``ratio`` or ``share``.
+    ``style`` as ``fmt_range``'s: ``number``, ``signed``, ``ratio``, ``share`` or ``count``
+    (``fmt_count``, ``digits`` unused).
 
     >>> fmt_interval(0.4562, 0.3204, 0.5689, 3)
     '0.456 [0.320, 0.569]'
@@ -44,6 +45,21 @@ def fmt_interval(
     if is_missing(low) or is_missing(high):
         return number(value, digits)
     return f"{number(value, digits)} [{number(low, digits)}, {number(high, digits)}]"
+
+
+def fmt_row_interval(row, column: str, digits: int = 2, style: str = "number") -> str:
+    """A mart row's ``column`` with its bootstrap interval (``<column>_ci_low``, ``_ci_high``).
+
+    The value alone where the row has no interval columns or they are null (the build turned
+    the bootstrap off). ``row`` is a pandas Series or a dict.
+
+    >>> fmt_row_interval({"rho": -0.081, "rho_ci_low": -0.12, "rho_ci_high": -0.043}, "rho", 3)
+    '-0.081 [-0.120, -0.043]'
+    >>> fmt_row_interval({"share": 0.5}, "share", 0, "share")
+    '50%'
+    """
+    low, high = (row.get(f"{column}_ci_{end}") for end in ("low", "high"))
+    return fmt_interval(row[column], low, high, digits, style)
 
 
 def fmt_signed(value: object, digits: int = 2) -> str:
@@ -88,6 +104,7 @@ FORMATS: dict[str, Callable[[object, int], str]] = {
     "signed": fmt_signed,
     "ratio": fmt_ratio,
     "share": fmt_share,
+    "count": lambda value, _digits: fmt_count(value),
 }
 
 

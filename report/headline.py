@@ -155,13 +155,13 @@ def _summary(marts: Marts):
 
 def _uncrawled(marts: Marts) -> str:
     crawl, row = _summary(marts)
-    return f"{fmt_count(row['total_est_uncrawled_hq'])} ({crawl})"
+    return f"{rq4.uncrawled_text(row)} ({crawl})"
 
 
 def _low_coverage(marts: Marts) -> str:
     crawl, row = _summary(marts)
     hosts = fmt_count(row["low_coverage_host_count"])
-    return f"{fmt_share(row['low_coverage_hq_share'])} on {hosts} hosts ({crawl})"
+    return f"{rq4.low_coverage_text(row)} on {hosts} hosts ({crawl})"
 
 
 def _under_crawled(marts: Marts) -> str:

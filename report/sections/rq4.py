@@ -12,9 +12,9 @@ from report.formatting import (
     MISSING,
     caption,
     fmt_count,
-    fmt_interval,
     fmt_number,
     fmt_range,
+    fmt_row_interval,
     fmt_share,
     fmt_signed,
     versus,
@@ -49,6 +49,16 @@ def _main_crawl(marts: Marts, mart: str) -> str:
 # ----------------------------------------------------------------------- totals per crawl
 
 
+def uncrawled_text(row: pd.Series) -> str:
+    """A crawl's estimated uncrawled HQ pages, with its bootstrap interval when it has one."""
+    return fmt_row_interval(row, "total_est_uncrawled_hq", 0, "count")
+
+
+def low_coverage_text(row: pd.Series) -> str:
+    """The low-coverage hosts' share of them, with its bootstrap interval when it has one."""
+    return fmt_row_interval(row, "low_coverage_hq_share", 0, "share")
+
+
 def summary_section(marts: Marts) -> SectionContent:
     """Estimated uncrawled HQ pages per crawl, and the shares of the under-crawled host sets."""
     summary = marts.frame(SUMMARY, "select * from {mart} order by crawl")
@@ -62,6 +72,19 @@ def summary_section(marts: Marts) -> SectionContent:
         color=["#08519c" if c == crawl else "#9ecae1" for c in summary["crawl"]],
         width=0.6,
     )
+    # the bootstrap intervals (null when the build turned them off)
+    bounds = [f"total_est_uncrawled_hq_{end}" for end in ("ci_low", "ci_high")]
+    if set(bounds) <= set(summary.columns) and summary[bounds].notna().all(axis=None):
+        total = summary["total_est_uncrawled_hq"].astype(float)
+        left.errorbar(
+            range(len(summary)),
+            total,
+            yerr=[total - summary[bounds[0]], summary[bounds[1]] - total],
+            fmt="none",
+            ecolor="#333333",
+            elinewidth=0.8,
+            capsize=2,
+        )
     left.set_xticks(range(len(summary)), summary["crawl"], rotation=30, ha="right")
     left.grid(axis="x", visible=False)
     left.set_ylabel("estimated uncrawled HQ pages")
@@ -92,10 +115,10 @@ def summary_section(marts: Marts) -> SectionContent:
     right.legend(loc="upper left", fontsize=7, ncols=2, bbox_to_anchor=(0, 1.22), frameon=False)
     figure_caption = caption(
         "Estimated HQ pages among known but unfetched URLs per crawl (known − fetched, times the "
-        f"host's HQ density), and where they sit; {crawl}",
-        versus(fmt_count(main["total_est_uncrawled_hq"]), fmt_count(paper.UNCRAWLED_HQ_PAGES)),
-        "on hosts crawled below 20%: "
-        + versus(fmt_share(main["low_coverage_hq_share"]), "about half"),
+        f"host's HQ density; bars: 95% bootstrap intervals over hosts), and where they sit; "
+        f"{crawl}",
+        versus(uncrawled_text(main), fmt_count(paper.UNCRAWLED_HQ_PAGES)),
+        "on hosts crawled below 20%: " + versus(low_coverage_text(main), "about half"),
     )
     header = ("crawl", "analysed hosts", "uncrawled HQ", "median coverage")
     header += tuple(f"{label}: hosts, share" for label, _, _ in HOST_SETS)
@@ -103,9 +126,13 @@ def summary_section(marts: Marts) -> SectionContent:
         (
             row["crawl"],
             fmt_count(row["analysed_host_count"]),
-            fmt_count(row["total_est_uncrawled_hq"]),
+            uncrawled_text(row),
             fmt_share(row["coverage_median"]),
-            *(f"{fmt_count(row[count])}, {fmt_share(row[share])}" for _, count, share in HOST_SETS),
+            f"{fmt_count(row[HOST_SETS[0][1]])}, {low_coverage_text(row)}",
+            *(
+                f"{fmt_count(row[count])}, {fmt_share(row[share])}"
+                for _, count, share in HOST_SETS[1:]
+            ),
         )
         for _, row in summary.iterrows()
     ]
@@ -190,14 +217,7 @@ def coverage_rho_text(
     ]
     if rows.empty:
         return MISSING
-    row = rows.iloc[0]
-    return fmt_interval(
-        row["spearman_rho"],
-        row.get("spearman_rho_ci_low"),
-        row.get("spearman_rho_ci_high"),
-        3,
-        "signed",
-    )
+    return fmt_row_interval(rows.iloc[0], "spearman_rho", 3, "signed")
 
 
 def coverage_quality_section(marts: Marts) -> SectionContent:

@@ -182,6 +182,16 @@ def test_the_coverage_quality_captions_give_each_rho_its_interval(built):
 
 
 @pytest.mark.warehouse
+def test_the_uncrawled_table_gives_the_total_and_low_coverage_share_their_intervals(built):
+    (table,) = [t for t in built.tables if t.caption.startswith("Uncrawled HQ pages per crawl")]
+    count = r"[\d,.]+M?"
+    assert table.rows
+    for row in table.rows:
+        assert re.fullmatch(rf"{count} \[{count}, {count}\]", row[2]), row
+        assert re.fullmatch(r"[\d,]+, \d+% \[\d+%, \d+%\]", row[4]), row
+
+
+@pytest.mark.warehouse
 def test_captions_give_the_papers_value_beside_ours(built):
     captions = {figure.name: figure.caption for figure in built.figures}
     assert "here, 0.43–0.62 in the paper" in captions["icc_by_classifier"]

@@ -57,7 +57,6 @@ signal_hosts as (
     select
         crawls.crawl_id,
         0 as signal_id,
-        host_crawls.surt_host_name,
         host_crawls.annotated_page_count,
         host_crawls.coverage_rate,
         host_crawls.hq_density as quality
@@ -69,7 +68,6 @@ signal_hosts as (
     select
         crawls.crawl_id,
         host_classifier_stats.classifier_id as signal_id,
-        host_crawls.surt_host_name,
         host_crawls.annotated_page_count,
         host_crawls.coverage_rate,
         host_classifier_stats.quality_score_median as quality
@@ -88,7 +86,6 @@ coverage_quality_pairs as (
         signal_hosts.crawl_id,
         signal_hosts.signal_id,
         page_thresholds.min_annotated_pages,
-        signal_hosts.surt_host_name,
         signal_hosts.coverage_rate,
         signal_hosts.quality
 
@@ -130,15 +127,16 @@ signal_correlations as (
     group by all
 ),
 
--- The bootstrap intervals (docs/definitions.md B, "Rank statistics"): each host's
--- influence on rho, psi_h; in replicate b rho moves by sum_h (w_hb - 1) psi_h. None
--- when bootstrap_replicates is 0.
+-- The bootstrap intervals (docs/definitions.md B, "Host-index statistics"): each host's
+-- influence on rho, psi_h; the first-order bootstrap's variance is sum_h psi_h^2, and
+-- the interval its normal limit (macros/bootstrap.sql: a replicate per host and
+-- replicate is out of reach over a crawl's host index). None when bootstrap_replicates
+-- is 0.
 bootstrapped_pairs as (
     select
         coverage_quality_pairs.crawl_id,
         coverage_quality_pairs.signal_id,
         coverage_quality_pairs.min_annotated_pages,
-        coverage_quality_pairs.surt_host_name,
         coverage_quality_pairs.coverage_rate,
         coverage_quality_pairs.quality
     from coverage_quality_pairs
@@ -149,101 +147,18 @@ bootstrapped_pairs as (
     'pairs_influence',
     'bootstrapped_pairs',
     ['crawl_id', 'signal_id', 'min_annotated_pages'],
-    ['surt_host_name'],
+    [],
     'coverage_rate',
     'quality'
 ) }},
 
-{%- set minimums = var('coverage_quality_min_annotated_pages') | list %}
-
--- a row per crawl, signal and host: its influence at each minimum (0 below it)
-hosts_influence as (
+signal_variances as (
     select
         pairs_influence.crawl_id,
         pairs_influence.signal_id,
-        pairs_influence.surt_host_name,
-        {%- for minimum in minimums %}
-            coalesce(sum(pairs_influence.influence) filter (
-                where pairs_influence.min_annotated_pages = {{ minimum }}
-            ), 0) as influence_{{ loop.index }}
-            {%- if not loop.last %},{% endif %}
-        {%- endfor %}
-
+        pairs_influence.min_annotated_pages,
+        sum(power(pairs_influence.influence, 2)) as spearman_rho_variance
     from pairs_influence
-    group by all
-),
-
--- each host's seeds, drawn once for all its replicates
-hosts_seeded as (
-    select
-        hosts_influence.*,
-        {{ bootstrap_seed('hosts_influence.surt_host_name', 0) }} as seed_0,
-        {{ bootstrap_seed('hosts_influence.surt_host_name', 1) }} as seed_1
-    from hosts_influence
-),
-
--- sum_h w_hb psi_h for every replicate, replicate 0 (the sample) included
-replicate_sums as (
-    select
-        hosts_seeded.crawl_id,
-        hosts_seeded.signal_id,
-        replicates.replicate,
-        {%- for minimum in minimums %}
-            sum(
-                {{ bootstrap_weight(
-                    'hosts_seeded.seed_0', 'hosts_seeded.seed_1',
-                    'replicates.replicate'
-                ) }} * hosts_seeded.influence_{{ loop.index }}
-            ) as influence_sum_{{ loop.index }}
-            {%- if not loop.last %},{% endif %}
-        {%- endfor %}
-
-    from hosts_seeded
-    cross join {{ bootstrap_replicates() }} as replicates
-    group by all
-),
-
--- each minimum's shifts, sum_h w_hb psi_h - sum_h psi_h, back as rows
-replicate_shifts as (
-    {%- for minimum in minimums %}
-        select
-            replicate_sums.crawl_id,
-            replicate_sums.signal_id,
-            {{ minimum }} as min_annotated_pages,
-            replicate_sums.replicate,
-            replicate_sums.influence_sum_{{ loop.index }}
-            - sample_sums.influence_sum_{{ loop.index }} as spearman_rho_shift
-        from replicate_sums
-        inner join replicate_sums as sample_sums
-            on
-                replicate_sums.crawl_id = sample_sums.crawl_id
-                and replicate_sums.signal_id = sample_sums.signal_id
-                and sample_sums.replicate = 0
-        where replicate_sums.replicate > 0
-        {% if not loop.last %}union all{% endif %}
-    {%- endfor %}
-),
-
--- Spearman's percentile intervals and standard errors, each replicate within [-1, 1]
-signal_intervals as (
-    select
-        signal_correlations.crawl_id,
-        signal_correlations.signal_id,
-        signal_correlations.min_annotated_pages,
-        {{ bootstrap_interval(
-            'greatest(-1.0, least(1.0, signal_correlations.spearman_rho'
-            ~ ' + replicate_shifts.spearman_rho_shift))',
-            'spearman_rho'
-        ) }}
-
-    from signal_correlations
-    inner join replicate_shifts
-        on
-            signal_correlations.crawl_id = replicate_shifts.crawl_id
-            and signal_correlations.signal_id = replicate_shifts.signal_id
-            and signal_correlations.min_annotated_pages
-            = replicate_shifts.min_annotated_pages
-    where signal_correlations.spearman_rho is not null
     group by all
 ),
 
@@ -260,21 +175,25 @@ coverage_quality_correlation as (
         ---------- numerics
         signal_correlations.host_count,
         signal_correlations.spearman_rho,
-        signal_intervals.spearman_rho_ci_low,
-        signal_intervals.spearman_rho_ci_high,
-        signal_intervals.spearman_rho_se
+        {{ normal_interval(
+            'signal_correlations.spearman_rho',
+            'signal_variances.spearman_rho_variance',
+            'spearman_rho',
+            '-1.0',
+            '1.0'
+        ) }}
 
     from signal_correlations
     inner join crawls
         on signal_correlations.crawl_id = crawls.crawl_id
     inner join signals
         on signal_correlations.signal_id = signals.signal_id
-    left join signal_intervals
+    left join signal_variances
         on
-            signal_correlations.crawl_id = signal_intervals.crawl_id
-            and signal_correlations.signal_id = signal_intervals.signal_id
+            signal_correlations.crawl_id = signal_variances.crawl_id
+            and signal_correlations.signal_id = signal_variances.signal_id
             and signal_correlations.min_annotated_pages
-            = signal_intervals.min_annotated_pages
+            = signal_variances.min_annotated_pages
 )
 
 select * from coverage_quality_correlation

@@ -26,6 +26,12 @@ crawl_totals as (
         count(*) filter (where host_crawls.is_low_coverage) as low_coverage_host_count,
         sum(host_crawls.est_uncrawled_hq) filter (where host_crawls.is_low_coverage)
             as low_coverage_est_uncrawled_hq,
+        -- for the intervals (docs/definitions.md B, "Host-index statistics"): a sum's
+        -- first-order bootstrap variance is the sum of its terms' squares
+        sum(power(host_crawls.est_uncrawled_hq, 2)) as est_uncrawled_hq_squares,
+        sum(power(host_crawls.est_uncrawled_hq, 2)) filter (
+            where host_crawls.is_low_coverage
+        ) as low_coverage_est_uncrawled_hq_squares,
         count(*) filter (where host_crawls.is_below_median_coverage)
             as below_median_coverage_host_count,
         sum(host_crawls.est_uncrawled_hq) filter (
@@ -59,6 +65,16 @@ unindexed_annotated_hosts as (
     group by all
 ),
 
+low_coverage_shares as (
+    select
+        crawl_totals.crawl,
+        coalesce(crawl_totals.low_coverage_est_uncrawled_hq, 0)
+        / nullif(crawl_totals.total_est_uncrawled_hq, 0) as low_coverage_hq_share,
+        coalesce(crawl_totals.low_coverage_est_uncrawled_hq_squares, 0)
+            as low_coverage_squares
+    from crawl_totals
+),
+
 uncrawled_hq_summary as (
     select
         ---------- ids
@@ -67,11 +83,29 @@ uncrawled_hq_summary as (
         ---------- numerics
         crawl_totals.analysed_host_count,
         coalesce(crawl_totals.total_est_uncrawled_hq, 0) as total_est_uncrawled_hq,
+        {{ normal_interval(
+            'coalesce(crawl_totals.total_est_uncrawled_hq, 0)',
+            'crawl_totals.est_uncrawled_hq_squares',
+            'total_est_uncrawled_hq',
+            '0.0'
+        ) }},
         crawl_totals.coverage_median,
         crawl_totals.hq_density_top_cutoff,
         crawl_totals.low_coverage_host_count,
-        coalesce(crawl_totals.low_coverage_est_uncrawled_hq, 0)
-        / nullif(crawl_totals.total_est_uncrawled_hq, 0) as low_coverage_hq_share,
+        low_coverage_shares.low_coverage_hq_share,
+        -- the share L / T moves by psi_h = (x_h [low] - share x_h) / T
+        {{ normal_interval(
+            'low_coverage_shares.low_coverage_hq_share',
+            '(power(1 - low_coverage_shares.low_coverage_hq_share, 2)'
+            ~ ' * low_coverage_shares.low_coverage_squares'
+            ~ ' + power(low_coverage_shares.low_coverage_hq_share, 2)'
+            ~ ' * (crawl_totals.est_uncrawled_hq_squares'
+            ~ ' - low_coverage_shares.low_coverage_squares))'
+            ~ ' / power(crawl_totals.total_est_uncrawled_hq, 2)',
+            'low_coverage_hq_share',
+            '0.0',
+            '1.0'
+        ) }},
         crawl_totals.below_median_coverage_host_count,
         coalesce(crawl_totals.below_median_coverage_est_uncrawled_hq, 0)
         / nullif(crawl_totals.total_est_uncrawled_hq, 0)
@@ -91,6 +125,8 @@ uncrawled_hq_summary as (
     from crawl_totals
     left join unindexed_annotated_hosts
         on crawl_totals.crawl = unindexed_annotated_hosts.crawl
+    inner join low_coverage_shares
+        on crawl_totals.crawl = low_coverage_shares.crawl
 )
 
 select * from uncrawled_hq_summary
