@@ -273,10 +273,12 @@ def coverage_quality_coverage(
     return table
 
 
-def report(name: str, table: pd.DataFrame, seconds: float, args: argparse.Namespace) -> None:
+def report(
+    name: str, method: str, table: pd.DataFrame, seconds: float, args: argparse.Namespace
+) -> None:
     """Print one statistic's rates and how many are within the target."""
     print(
-        f"{name} {args.level:.0%} bootstrap intervals ({args.replicates} replicates) over "
+        f"{name} {args.level:.0%} bootstrap intervals ({method}) over "
         f"{args.draws} draws of the {args.scale} generator, {seconds:.0f} s:"
     )
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
@@ -307,13 +309,21 @@ def main(argv: list[str] | None = None) -> int:
     if "icc" in args.statistics:
         started = time.perf_counter()
         table = icc_coverage(args.draws, args.scale, args.replicates, args.level)
-        report("ICC(1)", table, time.perf_counter() - started, args)
+        report(
+            "ICC(1)",
+            f"percentiles of {args.replicates} replicates",
+            table,
+            time.perf_counter() - started,
+            args,
+        )
     if "coverage_quality" in args.statistics:
         started = time.perf_counter()
         table = coverage_quality_coverage(
             args.draws, args.scale, args.replicates, args.level, args.population
         )
-        report("Coverage-quality rho", table, time.perf_counter() - started, args)
+        report(
+            "Coverage-quality rho", "the normal limit", table, time.perf_counter() - started, args
+        )
     return 0
 
 

@@ -181,9 +181,11 @@ def test_the_coverage_bench_runs_on_a_few_draws():
     lines = result.stdout.splitlines()
     second = next(i for i, line in enumerate(lines) if line.startswith("Coverage-quality rho"))
     icc, coverage_quality = lines[:second], lines[second:]
-    assert icc[0].startswith("ICC(1) 95% bootstrap intervals (20 replicates) over 2 draws")
+    assert icc[0].startswith(
+        "ICC(1) 95% bootstrap intervals (percentiles of 20 replicates) over 2 draws"
+    )
     assert coverage_quality[0].startswith(
-        "Coverage-quality rho 95% bootstrap intervals (20 replicates) over 2 draws"
+        "Coverage-quality rho 95% bootstrap intervals (the normal limit) over 2 draws"
     )
     for section in (icc, coverage_quality):
         rows = table_rows(section)
