@@ -12,7 +12,10 @@
 
    hosts: relation with the partition columns, page_count (> 0), weight (> 0) and
    hq_page_count. budgets: relation with the partition columns and the budget column.
-   Returns budgets' rows with fill_level (c) and hq_expected. #}
+   Returns budgets' rows with fill_level (c), hq_expected and marginal_hq_density, the
+   HQ pages a further page of budget adds (the yield curve's slope; where the budget fills
+   a level exactly, the slope before it): sum(weight * HQ density) / sum(weight) of the
+   hosts not yet full. #}
 {% macro water_filling(hosts, budgets, partition_by, budget_pages='budget_pages') -%}
     (
         with
@@ -83,7 +86,9 @@
             fill_level_spans.hq_pages_below
             + ({{ budgets }}.{{ budget_pages }} - fill_level_spans.pages_below)
             / fill_level_spans.weight_from_here
-            * fill_level_spans.hq_weight_from_here as hq_expected
+            * fill_level_spans.hq_weight_from_here as hq_expected,
+            fill_level_spans.hq_weight_from_here / fill_level_spans.weight_from_here
+                as marginal_hq_density
 
         from {{ budgets }}
         {{ asof_join(
@@ -108,7 +113,8 @@
    hosts: relation with the partition columns, page_count (> 0), hq_page_count and the
    columns order_by names. budgets: relation with the partition columns and the budget
    column. Returns budgets' rows with hq_expected, null where the budget is not positive
-   or there is no host. #}
+   or there is no host, and boundary_hq_density, the boundary host's HQ density (the
+   slope of the yield curve's step the budget ends on). #}
 {% macro greedy_fill(
     hosts, budgets, partition_by, order_by, budget_pages='budget_pages', block_size=1024
 ) -%}
@@ -204,7 +210,9 @@
                 boundary_block_hosts.page_count
             )
             / boundary_block_hosts.page_count
-            * boundary_block_hosts.hq_page_count as hq_expected
+            * boundary_block_hosts.hq_page_count as hq_expected,
+            boundary_block_hosts.hq_page_count / boundary_block_hosts.page_count
+                as boundary_hq_density
 
         from budget_blocks
         {{ asof_join(

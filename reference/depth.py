@@ -24,14 +24,16 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from reference.bootstrap import normal_interval
 from reference.config import VARS, decimal
 from reference.hosts import host_universe
 from reference.lake import Inputs
-from reference.orderings import walk_budgets
+from reference.orderings import boundary_hosts, walk_budgets
 from reference.samples import Sampled
 from reference.stats import md5_halves
 
 __all__ = [
+    "depth_influences",
     "depth_policy_curves",
     "depth_universes",
     "greedy_fill",
@@ -139,6 +141,76 @@ def sample_then_deepen(
     return np.where(feasible, sample_hq.sum() + deepened, np.nan)
 
 
+def _water_fill_influence(
+    caps: np.ndarray, weights: np.ndarray, hq: np.ndarray, share: float, budget: float
+) -> np.ndarray:
+    """psi_h of the water-filling's yield at one budget: a_h (d_h - lambda) + f n_h lambda.
+
+    lambda is the curve's slope, sum w d / sum w over the hosts not full before the budget
+    (those whose level saturates at or past it: where the budget fills a level exactly, the
+    slope before it, as the SQL's).
+    """
+    order, _, (level,) = _levels(caps, weights, [budget])
+    t = caps / weights
+    caps_s, weights_s = caps[order], weights[order]
+    caps_before = np.r_[0.0, np.cumsum(caps_s)]
+    weights_from = np.r_[np.cumsum(weights_s[::-1])[::-1], 0.0]
+    saturating = np.empty(len(caps))
+    saturating[order] = caps_before[1:] + t[order] * weights_from[1:]
+    open_hosts = saturating >= budget
+    density = hq / caps
+    slope = (weights * density)[open_hosts].sum() / weights[open_hosts].sum()
+    given = caps if level is None else np.minimum(caps, level * weights)
+    return given * (density - slope) + share * caps * slope
+
+
+def _oracle_influence(
+    caps: np.ndarray, hq: np.ndarray, names: Sequence[str], share: float, budget: Fraction
+) -> np.ndarray:
+    """psi_h of the oracle's yield at one budget: hosts denser than the boundary's whole."""
+    density = hq / caps
+    high, low = md5_halves(list(names))
+    order = np.lexsort((low, high, -hq, -density))
+    (boundary,) = boundary_hosts(caps[order].astype(np.int64), [budget])
+    slope = density[order][boundary]
+    return np.where(density > slope, caps * (density - slope), 0.0) + share * caps * slope
+
+
+def depth_influences(
+    pages: np.ndarray,
+    weights: np.ndarray,
+    hq: np.ndarray,
+    names: Sequence[str],
+    shares: Sequence[float],
+    budgets: Sequence[Fraction],
+) -> dict[str, np.ndarray]:
+    """Each water-filled policy's and the oracle's psi: policy -> (budgets x hosts).
+
+    The first-order bootstrap (docs/definitions.md B, "Depth policies at a budget"): with
+    host h weighted w_h the budget is f sum w n and Y_b = Y + sum_h (w_hb - 1) psi_h,
+    psi_h = a_h (d_h - lambda) + f n_h lambda (the envelope theorem: a page moved within
+    the allocation is worth the curve's slope lambda wherever it goes).
+    """
+    caps, weights, hq = (np.asarray(a, dtype=float) for a in (pages, weights, hq))
+    policies = {"uniform_breadth": np.ones(len(caps)), "hc_depth": weights}
+    result = {
+        policy: np.array(
+            [
+                _water_fill_influence(caps, w, hq, float(share), float(budget))
+                for share, budget in zip(shares, budgets, strict=True)
+            ]
+        )
+        for policy, w in policies.items()
+    }
+    result["oracle"] = np.array(
+        [
+            _oracle_influence(caps, hq, names, float(share), Fraction(budget))
+            for share, budget in zip(shares, budgets, strict=True)
+        ]
+    )
+    return result
+
+
 def depth_universes(
     inputs: Inputs,
     samples: dict[tuple[str, str], Sampled],
@@ -213,6 +285,7 @@ def depth_policy_curves(
             "oracle": oracle(n, hq, names, budgets)[None, :],
         }
         uniform = results["uniform_breadth"][0]
+        influences = depth_influences(n, weights, hq, names, shares, budgets)
         for policy, values in results.items():
             is_sampled = policy == "sample_then_deepen"
             for index, share in enumerate(shares):
@@ -220,6 +293,14 @@ def depth_policy_curves(
                 feasible = not np.isnan(column).any()
                 expected = float(column.mean()) if feasible else math.nan
                 budget = float(budgets[index])
+                ratio = expected / uniform[index] if feasible and uniform[index] else math.nan
+                if policy in influences:  # the bootstrap's first order (not yet: sampled)
+                    psi = influences[policy][index]
+                    psi_uniform = influences["uniform_breadth"][index]
+                    psi_ratio = (psi - ratio * psi_uniform) / uniform[index]
+                    variance, ratio_variance = float(psi @ psi), float(psi_ratio @ psi_ratio)
+                else:
+                    variance = ratio_variance = math.nan
                 rows.append(
                     {
                         "dataset": dataset,
@@ -236,14 +317,14 @@ def depth_policy_curves(
                         if is_sampled and feasible and len(column) > 1
                         else math.nan,
                         "yield_per_fetch": expected / budget if feasible and budget else math.nan,
-                        "ratio_vs_uniform": expected / uniform[index]
-                        if feasible and uniform[index]
-                        else math.nan,
+                        "ratio_vs_uniform": ratio,
                         "is_feasible": feasible,
                         "min_feasible_budget_share": sample_cost / total_pages
                         if is_sampled
                         else 0.0,
                         "seed_count": len(column),
                     }
+                    | normal_interval(expected, variance, "hq_expected", config, (0, None))
+                    | normal_interval(ratio, ratio_variance, "ratio_vs_uniform", config, (0, None))
                 )
     return pd.DataFrame(rows)

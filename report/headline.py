@@ -109,7 +109,7 @@ def _depth(which: str) -> Callable[[Marts], str]:
 
 
 def _hc_depth(marts: Marts) -> str:
-    return fmt_range(nums.hc_depth_ratios(marts.frame(rq3.DEPTH)), 2, "ratio")
+    return rq3.hc_depth_text(marts.frame(rq3.DEPTH))
 
 
 def _coverage_quality(larger: bool) -> Callable[[Marts], str]:

@@ -199,6 +199,20 @@ def hc_depth_ratios(depth: pd.DataFrame) -> pd.Series:
     return rows["ratio_vs_uniform"].dropna()
 
 
+def hc_depth_intervals_holding_one(depth: pd.DataFrame) -> tuple[int, int]:
+    """Of HC depth's ratio intervals at budgets below 1, how many hold 1× and how many there are.
+
+    (0, 0) when the mart has no intervals (the build turned them off).
+    """
+    bounds = ["ratio_vs_uniform_ci_low", "ratio_vs_uniform_ci_high"]
+    if not set(bounds) <= set(depth.columns):
+        return 0, 0
+    rows = depth[(depth["policy"] == "hc_depth") & (depth["budget_share"] < 1 - 1e-9)]
+    rows = rows.dropna(subset=bounds)
+    holding = (rows[bounds[0]] <= 1) & (rows[bounds[1]] >= 1)
+    return int(holding.sum()), len(rows)
+
+
 # ----------------------------------------------------------------------- RQ4
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from report import charts, paper
@@ -13,6 +14,7 @@ from report.formatting import (
     fmt_count,
     fmt_number,
     fmt_range,
+    fmt_range_with_intervals,
     fmt_ratio,
     fmt_share,
     versus,
@@ -23,6 +25,7 @@ SAMPLE_SIZE = "rpt_sample_size_correlation"
 DEPTH = "rpt_depth_policy_curves"
 
 DEPTH_POLICIES = ("uniform_breadth", "hc_depth", "sample_then_deepen", "oracle")
+RATIO_BOUNDS = ["ratio_vs_uniform_ci_low", "ratio_vs_uniform_ci_high"]
 POLICY_LABELS = {
     "uniform_breadth": "uniform breadth",
     "hc_depth": "HC depth",
@@ -105,7 +108,21 @@ def sample_size_section(marts: Marts) -> SectionContent:
     return SectionContent(figures=[ReportFigure("sample_size_correlation", figure_caption, figure)])
 
 
-def depth_caption(gains: list[nums.DepthGain], hc_depth: list[float]) -> str:
+def hc_depth_text(depth: pd.DataFrame) -> str:
+    """HC depth's smallest and largest ratio to uniform breadth, with their intervals.
+
+    And how many of its intervals (every budget below 1, every signal) hold 1×.
+    """
+    rows = depth.loc[nums.hc_depth_ratios(depth).index]
+    lows, highs = (rows[b].tolist() if b in rows else None for b in RATIO_BOUNDS)
+    text = fmt_range_with_intervals(rows["ratio_vs_uniform"].tolist(), lows, highs, 2, "ratio")
+    holding, bounded = nums.hc_depth_intervals_holding_one(depth)
+    if bounded:
+        text += f" (95% intervals hold 1× at {holding} of {bounded} budgets × signals)"
+    return text
+
+
+def depth_caption(gains: list[nums.DepthGain], hc_depth: str) -> str:
     """The depth-policy caption: sample-then-deepen at its smallest and largest budgets."""
     fullcrawl = [gain for gain in gains if gain.dataset == nums.FULLCRAWL]
     classified = [gain for gain in gains if gain.dataset == nums.CLASSIFIED]
@@ -125,14 +142,15 @@ def depth_caption(gains: list[nums.DepthGain], hc_depth: list[float]) -> str:
     return caption(
         "Expected HQ pages per fetch relative to uniform breadth, by budget (shaded: "
         "sample-then-deepen infeasible, its sample costing more than the budget; the y axis "
-        "is fitted to the policies a crawler can run, the oracle clipped; Fig. 5); "
+        "is fitted to the policies a crawler can run, the oracle clipped; bands: 95% bootstrap "
+        "intervals over hosts; Fig. 5); "
         "sample-then-deepen",
         versus(
             here,
             f"up to {fmt_ratio(paper.DEPTH_RATIO_SMALL_BUDGET, 1)} at small budgets, falling to "
             f"{fmt_ratio(paper.DEPTH_RATIO_LARGE_BUDGET, 1)}",
         ),
-        f"HC depth {versus(fmt_range(hc_depth, 2, 'ratio'), 'little or no gain')}",
+        f"HC depth {versus(hc_depth, 'little or no gain')}",
     )
 
 
@@ -170,6 +188,13 @@ def depth_section(marts: Marts) -> SectionContent:
                 lw=1.6 if policy == "sample_then_deepen" else 1.2,
                 label=POLICY_LABELS.get(policy, policy),
             )
+            bounds = line.reindex(columns=RATIO_BOUNDS)
+            if policy != "uniform_breadth" and bounds.notna().all(axis=None) and len(line):
+                axis.fill_between(
+                    line["budget_share"], bounds[RATIO_BOUNDS[0]], bounds[RATIO_BOUNDS[1]],
+                    color=charts.POLICY_COLOURS.get(policy), lw=0,
+                    alpha=0.08 if policy == "oracle" else 0.15,  # the oracle a backdrop
+                )  # fmt: skip
             if policy == "oracle" and line["ratio_vs_uniform"].max() > top:
                 axis.text(
                     0.98, 0.96, f"oracle ↑ up to {fmt_ratio(line['ratio_vs_uniform'].max(), 1)}",
@@ -200,7 +225,7 @@ def depth_section(marts: Marts) -> SectionContent:
     charts.legend_outside(figure, axes[0], ncols=2)
 
     gains = nums.depth_gains(depth)
-    hc_depth = nums.hc_depth_ratios(depth).tolist()
+    hc_depth = hc_depth_text(depth)
     header = ("dataset", "classifier", "sample cost", "smallest feasible", "ratio", "peak")
     header += ("at budget", "largest budget < 1", "ratio")
     rows = [

@@ -208,7 +208,7 @@ def test_depth_gains_skip_infeasible_budgets_and_stop_short_of_the_whole_crawl()
     assert (gain.largest_budget, gain.largest_ratio) == (0.9, 1.1)
     assert (gain.peak_budget, gain.peak_ratio) == (0.5, 2.2)
     assert gain.min_feasible_budget_share == 0.17
-    text = depth_caption([gain], [0.98, 1.04])
+    text = depth_caption([gain], "0.98–1.04×")
     assert "1.83×" not in text
     assert "1.80× at its smallest feasible budget (20%) falling to 1.10× at 90%" in text
     assert "up to 7.8× at small budgets, falling to 1.7× in the paper" in text

@@ -192,6 +192,22 @@ def test_the_uncrawled_table_gives_the_total_and_low_coverage_share_their_interv
 
 
 @pytest.mark.warehouse
+def test_the_depth_caption_gives_hc_depths_extremes_their_intervals(built):
+    captions = {figure.name: figure.caption for figure in built.figures}
+    ratio = r"\d+\.\d\d×"
+    with_interval = rf"{ratio} \[{ratio}, {ratio}\]"
+    text = captions["depth_policy_curves"]
+    found = re.search(
+        rf"HC depth ({with_interval}) to ({with_interval}) \(95% intervals hold 1× at (\d+) of "
+        rf"(\d+) budgets × signals\) here, little or no gain in the paper",
+        text,
+    )
+    assert found, text
+    assert 0 <= int(found.group(3)) <= int(found.group(4)) > 0
+    assert "bands: 95% bootstrap intervals over hosts" in text
+
+
+@pytest.mark.warehouse
 def test_captions_give_the_papers_value_beside_ours(built):
     captions = {figure.name: figure.caption for figure in built.figures}
     assert "here, 0.43–0.62 in the paper" in captions["icc_by_classifier"]

@@ -23,6 +23,7 @@ from scipy import stats
 from hostaware import dbt
 from hostaware.paths import PROJECT
 from reference.bootstrap import MODULUS, THRESHOLDS, poisson_weights, spearman_influence
+from reference.depth import depth_influences, water_fill_hq
 from tests.fixtures.warehouse import tiny_warehouse_or_skip
 
 ODD_NAMES = ["com,o'brien", "de,münchen,www", "cn,北京", "com,a b", "", "org,x\\y"]
@@ -127,6 +128,79 @@ def test_the_first_order_replicates_spread_as_the_re_ranked_ones():
     exact = np.array([_weighted_spearman(x, y, weights[:, b]) for b in range(200)])
     assert np.std(linear, ddof=1) == pytest.approx(np.std(exact, ddof=1), rel=0.05)
     assert np.corrcoef(linear, exact)[0, 1] > 0.99
+
+
+def _depth_hosts(seed: int, hosts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pages (1-40, many hosts alike), HQ pages (densities tied at 0, 1 and between) and
+    HC-depth weights (log-normal) of a depth universe."""
+    rng = np.random.default_rng(seed)
+    pages = rng.integers(1, 41, hosts)
+    hq = rng.binomial(pages, rng.choice([0.0, 0.1, 0.5, 1.0], hosts))
+    return pages, hq, rng.lognormal(0, 1, hosts)
+
+
+def _depth_yields(pages, hq, hc, weights, shares) -> dict[str, np.ndarray]:
+    """Each policy's yield with host h counted weights[h] times, from the fills themselves.
+
+    A host counted w times is one host of w n pages, w HQ pages and HC-depth weight w hc (its
+    copies fill together); the oracle's curve is the cumulated pages and HQ of the hosts by
+    density, interpolated (a plain re-implementation of the greedy fill).
+    """
+    kept = weights > 0
+    n, h, w = pages[kept] * weights[kept], hq[kept] * weights[kept], weights[kept]
+    budgets = [share * n.sum() for share in shares]
+    order = np.argsort(-(h / n), kind="stable")
+    oracle = np.interp(budgets, np.r_[0, np.cumsum(n[order])], np.r_[0, np.cumsum(h[order])])
+    return {
+        "uniform_breadth": water_fill_hq(n, w, h, budgets),
+        "hc_depth": water_fill_hq(n, hc[kept] * w, h, budgets),
+        "oracle": oracle,
+    }
+
+
+DEPTH_SHARES = [0.0137, 0.1371, 0.5113, 0.8719]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_depth_influences_are_the_yields_derivatives(seed):
+    """psi_h = d Y / d w_h at the sample (the envelope theorem's), by central differences of
+    the fills, for uniform breadth, HC depth and the oracle; sum_h psi_h = Y."""
+    pages, hq, hc = _depth_hosts(seed, 50)
+    names = [f"org,site{i}" for i in range(len(pages))]
+    budgets = [share * pages.sum() for share in DEPTH_SHARES]
+    influences = depth_influences(pages, hc, hq, names, DEPTH_SHARES, budgets)
+    sample = _depth_yields(pages, hq, hc, np.ones(len(pages)), DEPTH_SHARES)
+    step = 1e-6
+    for policy, psi in influences.items():
+        assert psi.sum(axis=1) == pytest.approx(sample[policy], rel=1e-9)
+        for h in range(len(pages)):
+            bump = np.zeros(len(pages))
+            bump[h] = step
+            above = _depth_yields(pages, hq, hc, 1 + bump, DEPTH_SHARES)[policy]
+            below = _depth_yields(pages, hq, hc, 1 - bump, DEPTH_SHARES)[policy]
+            derivative = (above - below) / (2 * step)
+            assert derivative == pytest.approx(psi[:, h], abs=1e-6), (policy, h)
+
+
+def test_depth_first_order_replicates_spread_as_the_refilled_ones():
+    """First order is enough for the depth policies: over 200 Poisson replicates of 3,000
+    hosts, each refilled with its weights, the linearized replicates' standard error is
+    within 1% of the exact one at every budget and policy (0.9999-1.0034 when written) and
+    the two correlate above 0.999 (0.9997-1.0)."""
+    pages, hq, hc = _depth_hosts(7, 3_000)
+    names = [f"org,site{i}" for i in range(len(pages))]
+    budgets = [share * pages.sum() for share in DEPTH_SHARES]
+    influences = depth_influences(pages, hc, hq, names, DEPTH_SHARES, budgets)
+    sample = _depth_yields(pages, hq, hc, np.ones(len(pages)), DEPTH_SHARES)
+    weights = poisson_weights(names, 200)[:, 1:]
+    exact = [_depth_yields(pages, hq, hc, weights[:, b], DEPTH_SHARES) for b in range(200)]
+    for policy, psi in influences.items():
+        linear = sample[policy][:, None] + psi @ (weights - 1)
+        refilled = np.array([replicate[policy] for replicate in exact]).T
+        for budget in range(len(DEPTH_SHARES)):
+            spread = np.std(refilled[budget], ddof=1)
+            assert np.std(linear[budget], ddof=1) == pytest.approx(spread, rel=0.01)
+            assert np.corrcoef(linear[budget], refilled[budget])[0, 1] > 0.999
 
 
 @pytest.mark.warehouse

@@ -67,7 +67,9 @@ policy_yields as (
         water_filled.total_hq_page_count,
         water_filled.budget_pages,
         0 as sample_page_count,
-        water_filled.hq_expected
+        water_filled.hq_expected,
+        water_filled.fill_level,
+        water_filled.marginal_hq_density
     from water_filled
     union all
     select
@@ -81,7 +83,10 @@ policy_yields as (
         oracle_filled.total_hq_page_count,
         oracle_filled.budget_pages,
         0 as sample_page_count,
-        oracle_filled.hq_expected
+        oracle_filled.hq_expected,
+        null::double as fill_level,
+        -- levels of one density: the boundary level's is the curve's slope there
+        oracle_filled.boundary_hq_density as marginal_hq_density
     from oracle_filled
     inner join crawl_policies
         on
@@ -99,7 +104,11 @@ policy_yields as (
         sample_then_deepen.total_hq_page_count,
         sample_then_deepen.budget_pages,
         sample_then_deepen.sample_page_count,
-        sample_then_deepen.hq_expected
+        sample_then_deepen.hq_expected,
+        null::double as fill_level,
+        -- not the boundary host's density: hosts in sample order are not in density
+        -- order, and one host's is the slope of one step of a jagged curve
+        null::double as marginal_hq_density
     from sample_then_deepen
     inner join crawl_policies
         on
@@ -122,7 +131,9 @@ depth_policy_yields as (
         policy_yields.total_hq_page_count::bigint as total_hq_page_count,
         policy_yields.budget_pages,
         policy_yields.sample_page_count::bigint as sample_page_count,
-        policy_yields.hq_expected
+        policy_yields.hq_expected,
+        policy_yields.fill_level,
+        policy_yields.marginal_hq_density
 
     from policy_yields
     inner join dataset_signals

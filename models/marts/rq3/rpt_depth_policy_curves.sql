@@ -4,6 +4,11 @@ depth_policy_yields as (
     select * from {{ ref('int_depth_policy_yields') }}
 ),
 
+-- the bootstrap's variances (docs/definitions.md B, "Depth policies at a budget")
+depth_policy_variances as (
+    select * from {{ ref('int_depth_policy_variances') }}
+),
+
 -- sample_then_deepen averages its seeds; the other policies have one (seed 0).
 policy_budgets as (
     select
@@ -43,6 +48,12 @@ depth_policy_curves as (
                 then policy_budgets.budget_pages
         end as pages_fetched,
         policy_budgets.hq_expected,
+        {{ normal_interval(
+            'policy_budgets.hq_expected',
+            'depth_policy_variances.hq_expected_variance',
+            'hq_expected',
+            '0.0'
+        ) }},
         -- a spread over seeds only where seeds differ
         case
             when policy_budgets.policy = 'sample_then_deepen'
@@ -51,6 +62,12 @@ depth_policy_curves as (
         policy_budgets.hq_expected / policy_budgets.budget_pages as yield_per_fetch,
         policy_budgets.hq_expected
         / nullif(uniform_breadth.hq_expected, 0) as ratio_vs_uniform,
+        {{ normal_interval(
+            'policy_budgets.hq_expected / nullif(uniform_breadth.hq_expected, 0)',
+            'depth_policy_variances.ratio_vs_uniform_variance',
+            'ratio_vs_uniform',
+            '0.0'
+        ) }},
         policy_budgets.sample_page_count
         / policy_budgets.total_page_count as min_feasible_budget_share,
         policy_budgets.seed_count::integer as seed_count,
@@ -65,6 +82,12 @@ depth_policy_curves as (
             and policy_budgets.classifier = uniform_breadth.classifier
             and policy_budgets.budget_share = uniform_breadth.budget_share
             and uniform_breadth.policy = 'uniform_breadth'
+    left join depth_policy_variances
+        on
+            policy_budgets.dataset = depth_policy_variances.dataset
+            and policy_budgets.classifier = depth_policy_variances.classifier
+            and policy_budgets.policy = depth_policy_variances.policy
+            and policy_budgets.budget_share = depth_policy_variances.budget_share
 )
 
 select * from depth_policy_curves
