@@ -103,3 +103,66 @@
         )::integer as sample_position_{{ seed }},
     {%- endfor %}
 {%- endmacro %}
+
+{# k_sample_densities(rows, carried): a subquery over `rows` (one per host, or per shape
+   of hosts alike, and seed: page_count, hq_page_count, hq_sample_mask and the `carried`
+   columns) with a row per k (1 .. `sample_size_max`) and host set it belongs to
+   (docs/definitions.md A5: `variable`, a page left after the first k; `fixed`, enough
+   pages for every k): the carried columns, host_set_id, sample_size, sample_density (the
+   first k sampled pages' HQ share) and remaining_density (the pages left's). The k-sample
+   correlations' pairs and their bootstrap's hosts both come from it, so a host's
+   densities are the same doubles in both. #}
+{% macro k_sample_densities(rows, carried) -%}
+    (
+        with
+
+        host_sets as (
+            select * from {{ ref('int_sample_host_sets') }}
+        ),
+
+        sample_sizes as (
+            select
+                {{ unnest_values(range(1, (var('sample_size_max') | int) + 1), 'integer') }}
+                    as sample_size
+        ),
+
+        sample_hq as (
+            select
+                {{ rows }}.{{ carried | join(', ' ~ rows ~ '.') }},
+                host_sets.host_set_id,
+                sample_sizes.sample_size,
+                bit_count(
+                    {{ rows }}.hq_sample_mask
+                    & ((1::bigint << sample_sizes.sample_size) - 1)
+                ) as sample_hq_page_count,
+                {{ rows }}.page_count,
+                {{ rows }}.hq_page_count
+
+            from {{ rows }}
+            cross join sample_sizes
+            inner join host_sets
+                on
+                    (
+                        host_sets.host_set = 'variable'
+                        and {{ rows }}.page_count >= sample_sizes.sample_size + 1
+                    )
+                    or (
+                        -- a page left after every sample, whatever the vars
+                        host_sets.host_set = 'fixed'
+                        and {{ rows }}.page_count >= greatest(
+                            {{ var('fixed_host_set_min_pages') }},
+                            {{ var('sample_size_max') }} + 1
+                        )
+                    )
+        )
+
+        select
+            sample_hq.{{ carried | join(', sample_hq.') }},
+            sample_hq.host_set_id,
+            sample_hq.sample_size,
+            sample_hq.sample_hq_page_count / sample_hq.sample_size as sample_density,
+            (sample_hq.hq_page_count - sample_hq.sample_hq_page_count)
+            / (sample_hq.page_count - sample_hq.sample_size) as remaining_density
+        from sample_hq
+    )
+{%- endmacro %}

@@ -36,17 +36,19 @@
     end
 {%- endmacro %}
 
-{# spearman_influence(name, pairs, groups, keys, x, y): CTEs, to be placed in a with
-   clause, ending in `name`: a row per row of `pairs` whose group has a defined rho, its
-   `groups` and `keys` columns and `influence`, the derivative of the group's Spearman
-   rho (mid-ranks) with respect to the row's bootstrap weight at the sample
+{# spearman_influence(name, pairs, groups, keys, x, y, weight=none): CTEs, to be placed
+   in a with clause, ending in `name`: a row per row of `pairs` whose group has a defined
+   rho, its `groups` and `keys` columns and `influence`, the derivative of the group's
+   Spearman rho (mid-ranks) with respect to the row's bootstrap weight at the sample
    (docs/definitions.md B, "Rank statistics"): psi_h = (G_h - C_ab (F_h / C_aa + H_h /
    C_bb) / 2) / sqrt(C_aa C_bb), a and b the mid-ranks less 1/2 of x and y, C their sums
    of (co)squares about n / 2 and G, F, H those sums' derivatives. Three sorts: by x
    (a), by y (b, and a summed in y's order), by x again (b summed in x's order); a sum
    of a rank over its own order is a function of counts (the ranks up to c sum to c^2 /
-   2). Windows spelled out in full: Spark's cannot extend another. #}
-{% macro spearman_influence(name, pairs, groups, keys, x, y) -%}
+   2). With `weight`, a row stands for that many hosts alike (the same x and y): counts
+   become sums of the weight, and `influence` is each of its hosts' (the row's total is
+   weight times it). Windows spelled out in full: Spark's cannot extend another. #}
+{% macro spearman_influence(name, pairs, groups, keys, x, y, weight=none) -%}
     {%- set partition = 'partition by ' ~ groups | join(', ') -%}
     {%- set carried = (groups + keys) | join(', ') -%}
     {%- set on_groups = [] -%}
@@ -55,32 +57,58 @@
             name ~ '_terms.' ~ column ~ ' = ' ~ name ~ '_moments.' ~ column
         ) -%}
     {%- endfor %}
+    {#- where a row stands for `weight` hosts: its weight carried along, counts and the
+        ties' counts its sums, and each rank summed times it -#}
+    {%- set weighted = weight is not none -%}
+    {%- set carried_weight = ', host_weight' if weighted else '' -%}
+    {%- set hosts = 'sum(host_weight)' if weighted else 'count(*)' -%}
+    {%- set times = 'host_weight * ' if weighted else '' -%}
+    {%- set peers = 'range between current row and current row' -%}
+    {%- if weighted -%}
+        {%- set x_ties = 'sum(host_weight) over (' ~ partition ~ ' order by x_value '
+            ~ peers ~ ')' -%}
+        {%- set y_ties = 'sum(host_weight) over (' ~ partition ~ ' order by y_value '
+            ~ peers ~ ')' -%}
+    {%- else -%}
+        {%- set x_ties = 'count(*) over up_to - rank() over up_to + 1' -%}
+        {%- set y_ties = x_ties -%}
+    {%- endif %}
+-- the pairs with their weights (1 each unless `weight`), under the names used below
+{{ name }}_weighted as (
+    select
+        {{ carried }},
+        {{ weight if weighted else 1 }} as host_weight,
+        {{ x }} as x_value,
+        {{ y }} as y_value
+    from {{ pairs }}
+),
+
 -- a = rows below x_h + half the ties (c_le - t / 2, t the ties with x_h), b likewise
 {{ name }}_by_x as (
     select
-        {{ carried }},
-        {{ x }} as x_value,
-        {{ y }} as y_value,
-        count(*) over up_to as x_count_le,
-        count(*) over up_to - rank() over up_to + 1 as x_ties
-    from {{ pairs }}
-    window up_to as ({{ partition }} order by {{ x }})
+        {{ carried }}{{ carried_weight }},
+        x_value,
+        y_value,
+        {{ hosts }} over up_to as x_count_le,
+        {{ x_ties }} as x_ties
+    from {{ name }}_weighted
+    window up_to as ({{ partition }} order by x_value)
 ),
 
 -- sums of a over y <= y_h and over y >= y_h (ties included both ways)
 {{ name }}_by_y as (
     select
-        {{ carried }},
+        {{ carried }}{{ carried_weight }},
         x_value,
         y_value,
         x_count_le,
         x_ties,
         x_count_le - x_ties / 2 as x_rank,
-        count(*) over up_to as y_count_le,
-        count(*) over up_to - rank() over up_to + 1 as y_ties,
-        count(*) over whole_group as host_count,
-        sum(x_count_le - x_ties / 2) over up_to as x_rank_le,
-        sum(x_count_le - x_ties / 2) over from_here as x_rank_ge
+        {{ hosts }} over up_to as y_count_le,
+        {{ y_ties }} as y_ties,
+        {{ hosts }} over whole_group as host_count,
+        sum({{ times }}(x_count_le - x_ties / 2)) over up_to as x_rank_le,
+        sum({{ times }}(x_count_le - x_ties / 2)) over from_here as x_rank_ge
     from {{ name }}_by_x
     window
         whole_group as ({{ partition }}),
@@ -94,7 +122,7 @@
 -- sums of b over x <= x_h and over x >= x_h
 {{ name }}_by_x_again as (
     select
-        {{ carried }},
+        {{ carried }}{{ carried_weight }},
         x_count_le,
         x_ties,
         x_rank,
@@ -104,8 +132,8 @@
         x_rank_le,
         x_rank_ge,
         y_count_le - y_ties / 2 as y_rank,
-        sum(y_count_le - y_ties / 2) over up_to as y_rank_le,
-        sum(y_count_le - y_ties / 2) over from_here as y_rank_ge
+        sum({{ times }}(y_count_le - y_ties / 2)) over up_to as y_rank_le,
+        sum({{ times }}(y_count_le - y_ties / 2)) over from_here as y_rank_ge
     from {{ name }}_by_y
     window
         up_to as ({{ partition }} order by x_value),
@@ -120,7 +148,7 @@
 -- n^2 / 2 - c_le^2 / 2 + t a_h / 2.
 {{ name }}_terms as (
     select
-        {{ carried }},
+        {{ carried }}{{ carried_weight }},
         x_rank,
         y_rank,
         host_count,
@@ -140,9 +168,12 @@
 {{ name }}_moments as (
     select
         {{ groups | join(', ') }},
-        sum(power(x_rank, 2)) - power(any_value(host_count), 3) / 4 as x_moment,
-        sum(power(y_rank, 2)) - power(any_value(host_count), 3) / 4 as y_moment,
-        sum(x_rank * y_rank) - power(any_value(host_count), 3) / 4 as cross_moment
+        sum({{ times }}power(x_rank, 2)) - power(any_value(host_count), 3) / 4
+            as x_moment,
+        sum({{ times }}power(y_rank, 2)) - power(any_value(host_count), 3) / 4
+            as y_moment,
+        sum({{ times }}x_rank * y_rank) - power(any_value(host_count), 3) / 4
+            as cross_moment
     from {{ name }}_terms
     group by {{ groups | join(', ') }}
 ),

@@ -27,7 +27,9 @@ __all__ = [
     "THRESHOLDS",
     "host_seeds",
     "interval",
+    "normal_interval",
     "poisson_weights",
+    "seed_mean_spearman_influence",
     "spearman_influence",
 ]
 
@@ -126,3 +128,22 @@ def spearman_influence(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]
     scale = np.sqrt(c_aa * c_bb)
     rho = c_ab / scale
     return float(rho), d_ab / scale - rho / 2 * (d_aa / c_aa + d_bb / c_bb)
+
+
+def seed_mean_spearman_influence(
+    pairs: Sequence[tuple[np.ndarray, np.ndarray]],
+) -> tuple[float, np.ndarray]:
+    """The mean over seeds of Spearman's rho, and each host's influence on that mean.
+
+    ``pairs`` holds one (x, y) per seed, host h at index h in every one: the seeds share their
+    hosts, so a host's influence is the mean of its influences seed by seed (weighting host h
+    moves every seed's rho at once), not a seed's alone. Seeds where rho is undefined are
+    left out, as the mean leaves them; (NaN, NaNs) when every seed's is.
+    """
+    defined = [spearman_influence(x, y) for x, y in pairs]
+    defined = [(rho, psi) for rho, psi in defined if not math.isnan(rho)]
+    if not defined:
+        hosts = len(pairs[0][0]) if len(pairs) else 0
+        return math.nan, np.full(hosts, np.nan)
+    rhos, influences = zip(*defined, strict=True)
+    return math.fsum(rhos) / len(rhos), np.mean(influences, axis=0)

@@ -13,7 +13,8 @@ docs/definitions.md A5 and §4.0:
 * A5: for k = 1 … ``sample_size_max`` and host set ``variable`` (n_h ≥ k + 1) or ``fixed``
   (n_h ≥ ``fixed_host_set_min_pages``), the Spearman over hosts of the sample's HQ density
   against the remaining pages', per seed; the mean, sd, min and max over the seeds where it is
-  defined.
+  defined, and the mean's bootstrap interval over hosts (the normal limit, each host's
+  influence averaged over the seeds: ``seed_mean_spearman_influence``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from reference.bootstrap import normal_interval, seed_mean_spearman_influence
 from reference.config import ANNOTATION_PROFILES, VARS
 from reference.hosts import scores_flagged
 from reference.lake import Inputs
@@ -220,14 +222,17 @@ def sample_size_correlation(
                 eligible = n >= minimum
                 if not eligible.any():
                     continue
-                rhos = []
+                rhos, pairs = [], []
                 for seed in range(seeds):
                     s = cumulative[seed, eligible, size - 1]
                     remaining = (hq[eligible] - s) / (n[eligible] - size)
+                    pairs.append((s / size, remaining))
                     rho = spearman(s / size, remaining)
                     if not np.isnan(rho):
                         rhos.append(rho)
                 result = summary(rhos)
+                # the bootstrap's normal limit for the mean over seeds (docs/definitions.md B)
+                _, influence = seed_mean_spearman_influence(pairs)
                 rows.append(
                     {
                         "dataset": dataset,
@@ -241,6 +246,13 @@ def sample_size_correlation(
                         "spearman_rho_min": result["min"],
                         "spearman_rho_max": result["max"],
                     }
+                    | normal_interval(
+                        result["mean"],
+                        float(influence @ influence),
+                        "spearman_rho",
+                        config,
+                        (-1, 1),
+                    )
                 )
     return pd.DataFrame(rows)
 

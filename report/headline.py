@@ -79,13 +79,8 @@ def _centrality(marts: Marts) -> str:
 
 def _k_sample(k: int) -> Callable[[Marts], str]:
     def here(marts: Marts) -> str:
-        frame = marts.frame(rq3.SAMPLE_SIZE)
-        parts = []
-        for dataset, label in ((nums.FULLCRAWL, "full crawl"), (nums.CLASSIFIED, "classified")):
-            values = nums.k_sample_rho(frame, dataset, k)
-            if not values.empty:
-                parts.append(f"{fmt_range(values)} ({label})")
-        return "; ".join(parts) or MISSING
+        labels = {nums.FULLCRAWL: "full crawl", nums.CLASSIFIED: "classified"}
+        return rq3.k_sample_values(marts.frame(rq3.SAMPLE_SIZE), k, labels)
 
     return here
 

@@ -124,15 +124,22 @@ def pair_rho(agreement: pd.DataFrame, first: str | None, second: str | None) -> 
 
 
 def k_sample_rho(
-    sample_size: pd.DataFrame, dataset: str, k: int, host_set: str = "variable"
+    sample_size: pd.DataFrame,
+    dataset: str,
+    k: int,
+    host_set: str = "variable",
+    column: str = "spearman_rho",
 ) -> pd.Series:
-    """Mean Spearman's rho per classifier of ``dataset`` at k (rpt_sample_size_correlation)."""
+    """Mean Spearman's rho per classifier of ``dataset`` at k (rpt_sample_size_correlation).
+
+    ``column`` another of its columns (an interval's end), in the same order.
+    """
     rows = sample_size[
         (sample_size["dataset"] == dataset)
         & (sample_size["sample_size"] == k)
         & (sample_size["host_set"] == host_set)
     ]
-    return rows.set_index("classifier")["spearman_rho"].sort_index()
+    return rows.set_index("classifier")[column].sort_index()
 
 
 @dataclass(frozen=True)

@@ -192,6 +192,18 @@ def test_the_uncrawled_table_gives_the_total_and_low_coverage_share_their_interv
 
 
 @pytest.mark.warehouse
+def test_the_k_sample_caption_gives_each_rho_its_interval(built):
+    captions = {figure.name: figure.caption for figure in built.figures}
+    text = captions["sample_size_correlation"]
+    rho = r"-?\d\.\d\d"
+    with_interval = rf"{rho} \[{rho}, {rho}\]"
+    for k in (3, 5):
+        found = re.search(rf"k = {k}: ρ = ({with_interval}) \(full crawl\)", text)
+        assert found, text
+    assert "95% bootstrap interval over hosts" in text
+
+
+@pytest.mark.warehouse
 def test_the_depth_caption_gives_hc_depths_extremes_their_intervals(built):
     captions = {figure.name: figure.caption for figure in built.figures}
     ratio = r"\d+\.\d\d×"

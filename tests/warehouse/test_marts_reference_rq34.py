@@ -371,6 +371,7 @@ def test_sample_size_correlation(warehouse: Warehouse, samples):
             "spearman_rho_sd",
             "spearman_rho_min",
             "spearman_rho_max",
+            *(f"spearman_rho_{end}" for end in ("ci_low", "ci_high", "se")),
         ],
     )
 
