@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from reference.bootstrap import interval, poisson_weights, spearman_influence
+from reference.bootstrap import normal_interval, spearman_influence
 from reference.config import GRAPH_RELEASES, VARS
 from reference.hosts import host_classifier_stats, host_universe, hosts_profiled
 from reference.kendall import grouped_kendall
@@ -116,15 +116,12 @@ def centrality_quality_spearman_intervals(
 ) -> pd.DataFrame:
     """rpt_centrality_quality_correlations' spearman_rho_ci_low, _ci_high, _se.
 
-    The Poisson bootstrap to first order (docs/definitions.md B, "Rank statistics"): in
-    replicate b a stratum's rho is rho + sum_h (w_hb - 1) psi_h over its hosts, within
-    [-1, 1] (``spearman_influence``; the weights of ``poisson_weights``). NaN where rho is.
+    The first-order Poisson bootstrap's normal limit (docs/definitions.md B, "Rank
+    statistics"): rho -/+ z sqrt(sum_h psi_h^2) over the stratum's hosts, within [-1, 1]
+    (``spearman_influence``, ``normal_interval``). NaN where rho is.
     """
     config = config or VARS
     universe = host_universe(inputs, config) if universe is None else universe
-    replicates = int(config["bootstrap_replicates"])
-    hosts = sorted(universe["surt_host_name"].unique())
-    weights = dict(zip(hosts, poisson_weights(hosts, replicates) - 1, strict=True))
     rows = []
     for metric in ("hc", "pr"):
         pairs = universe[
@@ -137,19 +134,16 @@ def centrality_quality_spearman_intervals(
                     group[f"{metric}_val"].to_numpy(float),
                     group["quality_score_median"].to_numpy(float),
                 )
-                shifts = np.array([weights[host] for host in group["surt_host_name"]])
-                values = np.clip(rho + influence @ shifts[:, 1:], -1, 1)
-                low, high, se = interval(values, float(config["bootstrap_level"]))
                 rows.append(
                     {
                         "classifier": classifier,
                         "centrality_metric": metric,
                         "stratum_type": stratum_type,
                         "stratum": name,
-                        "spearman_rho_ci_low": low,
-                        "spearman_rho_ci_high": high,
-                        "spearman_rho_se": se,
                     }
+                    | normal_interval(
+                        rho, float(influence @ influence), "spearman_rho", config, (-1, 1)
+                    )
                 )
     return pd.DataFrame(rows)
 
