@@ -18,6 +18,7 @@ from report.formatting import (
     fmt_range,
     fmt_range_with_intervals,
     fmt_ratio,
+    fmt_row_interval,
     fmt_share,
     fmt_signed,
     text_table,
@@ -66,10 +67,21 @@ def _ordering(policy: str, column: str = "hq_ratio_vs_random") -> Callable[[Mart
     return here
 
 
+RATIO_BOUNDS = ("hq_ratio_vs_random_ci_low", "hq_ratio_vs_random_ci_high")
+
+
 def _dclm_hc(marts: Marts) -> str:
-    ratios = nums.ordering_ratios(marts.frame(rq2.AT_BUDGET), "hc")
+    at_budget = marts.frame(rq2.AT_BUDGET)
+    ratios = nums.ordering_ratios(at_budget, "hc")
     dclm = nums.family_member(ratios.index, "dclm", marts.families())
-    return MISSING if dclm is None else f"{fmt_ratio(ratios[dclm])} ({dclm})"
+    if dclm is None:
+        return MISSING
+    row = {
+        column: nums.ordering_ratios(at_budget, "hc", column=column)[dclm]
+        for column in ("hq_ratio_vs_random", *RATIO_BOUNDS)
+        if column in at_budget
+    }
+    return f"{fmt_row_interval(row, 'hq_ratio_vs_random', 2, 'ratio')} ({dclm})"
 
 
 def _centrality(marts: Marts) -> str:
