@@ -281,9 +281,11 @@ def _fineweb_edu(rows: _Rows) -> None:
     clipped = pc.min_element_wise(pc.max_element_wise(score, 0.0), 5.0)
     # The classifier's own int_score: int(round(max(0, min(score, 5)))), ties to even.
     rounded = pc.round(clipped, ndigits=0, round_mode="half_to_even")
+    # An int_score beyond float64's exact integers (|x| > 2^53) is out of range already; the
+    # unsafe cast only keeps the comparison from raising on it.
     rows.reject(
         "int_score_disagrees_with_score",
-        _mask(pc.not_equal(rounded, pc.cast(int_score, pa.float64())), False),
+        _mask(pc.not_equal(rounded, pc.cast(int_score, pa.float64(), safe=False)), False),
     )
     rows.columns.update(
         quality_score=pc.if_else(finite, pc.divide(clipped, 5.0), None),

@@ -251,6 +251,17 @@ def test_invalid_rows_are_rejected_once_under_their_first_reason(tmp_path: Path)
     assert kept == [0, *range(9, 20)]
 
 
+def test_an_int_score_beyond_float64s_exact_integers_is_out_of_range(tmp_path: Path):
+    """2^62 and int64's extremes cannot be cast to float64 exactly: rejected, never a crash."""
+    rows = [_edu(number) for number in range(10)]
+    for number, value in ((1, 2**62), (2, 2**63 - 1), (3, -(2**63)), (4, 10**12)):
+        rows[number] = _edu(number, int_score=value)
+    path = _file(tmp_path / "x.parquet", rows)
+    (row,) = ingest_annotations([path], tmp_path / "lake", max_reject_rate=0.5)
+    assert dict(row["rejected_by_reason"]) == {"score_out_of_range": 4}
+    assert (row["records_read"], row["records_written"]) == (10, 6)
+
+
 def test_bad_surt_keys_and_missing_flags_are_rejected(tmp_path: Path):
     rows = [_cc_url(number) for number in range(10)]
     rows[1] = _cc_url(1, url_surtkey="no-closing-paren")
