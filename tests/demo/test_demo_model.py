@@ -8,7 +8,13 @@ import pingouin
 import pytest
 
 from demo.config import CLASSIFIERS
-from demo.model import icc1_anova, score_scale_icc, solve_variance_split
+from demo.model import (
+    ENGLISH_PAGES_ON_NON_ENGLISH_HOSTS,
+    OTHER_PAGES_ON_ENGLISH_HOSTS,
+    icc1_anova,
+    score_scale_icc,
+    solve_variance_split,
+)
 
 
 def test_icc1_equals_pingouin_on_balanced_data():
@@ -44,19 +50,31 @@ def test_icc1_equals_the_n0_formula_on_unequal_hosts_with_ties():
 
 
 def test_the_variance_split_plants_the_population_icc():
-    spec = CLASSIFIERS[0]
+    """Pages in another language than their host's are part of the model (DCLM: shift 1.4)."""
+    spec = next(spec for spec in CLASSIFIERS if spec.non_english_shift)
     share = solve_variance_split(spec, non_english_share=0.45)
     assert score_scale_icc(spec, share, 0.45) == pytest.approx(spec.icc, abs=1e-9)
-    # Monte Carlo of the same model, a large balanced sample: within sampling error.
+    # Monte Carlo of draw_documents' model, a large balanced sample: within sampling error.
     rng = np.random.default_rng(3)
-    hosts, pages = 20_000, 10
-    shift = spec.non_english_shift * (rng.random(hosts) < 0.45)
+    hosts, pages = 20_000, 20
+    non_english_host = rng.random(hosts) < 0.45
+    switch = rng.random((hosts, pages))
+    non_english_page = np.where(
+        non_english_host[:, None],
+        switch >= ENGLISH_PAGES_ON_NON_ENGLISH_HOSTS,
+        switch < OTHER_PAGES_ON_ENGLISH_HOSTS,
+    )
     latent = (
         spec.mu
-        + shift[:, None]
+        + spec.non_english_shift * non_english_page
         + spec.total_sd * np.sqrt(share) * rng.standard_normal(hosts)[:, None]
         + spec.total_sd * np.sqrt(1 - share) * rng.standard_normal((hosts, pages))
     )
     scores = 1 / (1 + np.exp(-latent))
     groups = np.repeat(np.arange(hosts), pages)
-    assert icc1_anova(groups, scores.ravel()) == pytest.approx(spec.icc, abs=0.01)
+    assert icc1_anova(groups, scores.ravel()) == pytest.approx(spec.icc, abs=0.006)
+    # Had every page its host's language, the same split would give a higher ICC: the mix
+    # is part of the within-host variance.
+    moved = non_english_host[:, None].astype(np.float64) - non_english_page
+    host_only = 1 / (1 + np.exp(-(latent + spec.non_english_shift * moved)))
+    assert icc1_anova(groups, host_only.ravel()) > icc1_anova(groups, scores.ravel()) + 0.006
