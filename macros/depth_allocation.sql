@@ -234,3 +234,12 @@
         {{ left }}.{{ column }} = {{ right }}.{{ column }}{{ ' and ' if not loop.last }}
     {%- endfor -%}
 {%- endmacro %}
+
+{# deepening_order(relation): the order sample-then-deepen deepens hosts in
+   (docs/definitions.md A6) — densest sample first, then the sample's higher mean score,
+   then the md5 of the host (tie_breaker). Its yields and its bootstrap walk it. #}
+{% macro deepening_order(relation) -%}
+    {{ relation }}.sample_hq_density desc,
+    {{ relation }}.depth_sample_score_mean desc,
+    {{ relation }}.tie_breaker asc
+{%- endmacro %}

@@ -39,6 +39,7 @@ __all__ = [
     "greedy_fill",
     "oracle",
     "sample_then_deepen",
+    "sample_then_deepen_influence",
     "water_fill",
     "water_fill_hq",
 ]
@@ -112,6 +113,20 @@ def oracle(
     return greedy_fill(pages[order], hq[order], budgets)
 
 
+def _deepening_order(
+    pages: np.ndarray, names: Sequence[str], sample_hq: np.ndarray, sample_mean, size: int
+) -> np.ndarray:
+    """The hosts with pages left after the sample, in the order sample-then-deepen deepens them.
+
+    Densest sample first, then the sample's higher mean score, then md5 of the host.
+    """
+    taken = np.minimum(pages, size)
+    open_hosts = np.flatnonzero(pages > taken)
+    high, low = md5_halves([names[i] for i in open_hosts])
+    density = sample_hq[open_hosts] / taken[open_hosts]
+    return open_hosts[np.lexsort((low, high, -np.asarray(sample_mean)[open_hosts], -density))]
+
+
 def sample_then_deepen(
     pages: np.ndarray,
     hq: np.ndarray,
@@ -128,17 +143,68 @@ def sample_then_deepen(
     where the budget is below the sample's cost.
     """
     pages, hq, sample_hq = (np.asarray(a, dtype=np.int64) for a in (pages, hq, sample_hq))
-    taken = np.minimum(pages, size)
-    cost = int(taken.sum())
-    rest = pages - taken
-    open_hosts = np.flatnonzero(rest > 0)
-    high, low = md5_halves([names[i] for i in open_hosts])
-    density = sample_hq[open_hosts] / taken[open_hosts]
-    order = open_hosts[np.lexsort((low, high, -np.asarray(sample_mean)[open_hosts], -density))]
+    cost = int(np.minimum(pages, size).sum())
+    rest = pages - np.minimum(pages, size)
+    order = _deepening_order(pages, names, sample_hq, sample_mean, size)
     remaining = [Fraction(b) - cost if charged else Fraction(b) for b in budgets]
     deepened = greedy_fill(rest[order], hq[order] - sample_hq[order], remaining)
     feasible = np.array([Fraction(b) >= cost for b in budgets])
     return np.where(feasible, sample_hq.sum() + deepened, np.nan)
+
+
+def sample_then_deepen_influence(
+    pages: np.ndarray,
+    hq: np.ndarray,
+    names: Sequence[str],
+    sample_hq: np.ndarray,
+    sample_mean: np.ndarray,
+    size: int,
+    shares: Sequence[float],
+    budgets: Sequence[Fraction],
+    charged: bool,
+) -> np.ndarray:
+    """psi_h of one seed's sample-then-deepen yield at each budget (budgets x hosts).
+
+    NaN rows where the budget is below the sample's cost.
+    With host h weighted w_h the sample costs sum w s and the deepening budget is
+    D = f sum w n - sum w s (f sum w n when the sample is free): psi_h = shq_h
+    + phi_h (y_h - lambda r_h) + lambda (f n_h - [charged] s_h), phi_h the share of the r_h
+    pages left that D deepens, y_h the HQ among them, lambda the deepening curve's slope at D.
+    Hosts in sample order are not in density order, so one host's density is the slope of
+    one step of a jagged curve: lambda is the density of the hosts whose first page left
+    lies within the boundary's bootstrap movement of the boundary host's, the movement's
+    variance sum_i (r_i [i at or before the boundary] - f n_i + [charged] s_i)^2 (as the host
+    orderings' slope, docs/definitions.md B); 0 once D reaches every page left.
+    """
+    pages, hq, sample_hq = (np.asarray(a, dtype=np.int64) for a in (pages, hq, sample_hq))
+    taken = np.minimum(pages, size)
+    rest, charge = pages - taken, taken if charged else np.zeros_like(taken)
+    order = _deepening_order(pages, names, sample_hq, sample_mean, size)
+    left, left_hq = rest[order].astype(float), (hq - sample_hq)[order].astype(float)
+    before = np.cumsum(left) - left
+    result = np.full((len(budgets), len(pages)), np.nan)
+    for row, (share, budget) in enumerate(zip(shares, budgets, strict=True)):
+        if Fraction(budget) < int(taken.sum()):
+            continue  # infeasible below the sample's cost, charged or not
+        deepening = float(Fraction(budget) - int(charge.sum()))
+        contribution = share * pages - charge
+        share_deepened = np.zeros(len(pages))
+        share_deepened[order] = np.clip((deepening - before) / left, 0.0, 1.0)
+        if deepening >= left.sum():
+            slope = 0.0
+        else:
+            # the last host starting before D (the first when D is 0)
+            boundary = max(int(np.searchsorted(before, deepening)) - 1, 0)
+            at_or_before = np.zeros(len(pages), dtype=bool)
+            at_or_before[order[: boundary + 1]] = True
+            movement = np.where(at_or_before, rest, 0) - contribution
+            spread = math.sqrt(float(movement @ movement))
+            window = np.abs(before - before[boundary]) <= spread
+            slope = left_hq[window].sum() / left[window].sum()
+        result[row] = (
+            sample_hq + share_deepened * (hq - sample_hq - slope * rest) + slope * contribution
+        )
+    return result
 
 
 def _water_fill_influence(
@@ -264,28 +330,37 @@ def depth_policy_curves(
         total_pages, total_hq = int(n.sum()), int(hq.sum())
         budgets = [decimal(share) * total_pages for share in shares]
         sample_cost = int(np.minimum(n, size).sum())
+        # each seed's sample: its HQ pages and mean score per host
+        seed_samples = [
+            (
+                sampled.sample_hq(seed, size)[members],
+                sampled.sample_score_mean(seed, size)[members],
+            )
+            for seed in range(1, seeds + 1)
+        ]
         results = {
             "uniform_breadth": water_fill_hq(n, np.ones(len(n)), hq, budgets)[None, :],
             "hc_depth": water_fill_hq(n, weights, hq, budgets)[None, :],
             "sample_then_deepen": np.array(
                 [
-                    sample_then_deepen(
-                        n,
-                        hq,
-                        names,
-                        sampled.sample_hq(seed, size)[members],
-                        sampled.sample_score_mean(seed, size)[members],
-                        size,
-                        budgets,
-                        charged,
-                    )
-                    for seed in range(1, seeds + 1)
+                    sample_then_deepen(n, hq, names, *seed_sample, size, budgets, charged)
+                    for seed_sample in seed_samples
                 ]
             ),
             "oracle": oracle(n, hq, names, budgets)[None, :],
         }
         uniform = results["uniform_breadth"][0]
         influences = depth_influences(n, weights, hq, names, shares, budgets)
+        # the seed mean's: each seed's psi averaged (docs/definitions.md B)
+        influences["sample_then_deepen"] = np.mean(
+            [
+                sample_then_deepen_influence(
+                    n, hq, names, *seed_sample, size, shares, budgets, charged
+                )
+                for seed_sample in seed_samples
+            ],
+            axis=0,
+        )
         for policy, values in results.items():
             is_sampled = policy == "sample_then_deepen"
             for index, share in enumerate(shares):
@@ -294,7 +369,7 @@ def depth_policy_curves(
                 expected = float(column.mean()) if feasible else math.nan
                 budget = float(budgets[index])
                 ratio = expected / uniform[index] if feasible and uniform[index] else math.nan
-                if policy in influences:  # the bootstrap's first order (not yet: sampled)
+                if feasible:  # the bootstrap's first order
                     psi = influences[policy][index]
                     psi_uniform = influences["uniform_breadth"][index]
                     psi_ratio = (psi - ratio * psi_uniform) / uniform[index]

@@ -105,10 +105,10 @@ def _depth(which: str) -> Callable[[Marts], str]:
             chosen = [gain for gain in gains if gain.dataset == dataset]
             if not chosen:
                 continue
-            ratios = [getattr(gain, f"{which}_ratio") for gain in chosen]
             budgets = [getattr(gain, f"{which}_budget") for gain in chosen]
             parts.append(
-                f"{fmt_range(ratios, 2, 'ratio')} at {fmt_range(budgets, 0, 'share')} ({label})"
+                f"{rq3.depth_gain_range(chosen, which)} at {fmt_range(budgets, 0, 'share')} "
+                f"({label})"
             )
         return "; ".join(parts) or MISSING
 

@@ -8,6 +8,7 @@ never by their names.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -156,6 +157,8 @@ class DepthGain:
         peak_budget: the budget share of the largest ratio.
         peak_ratio: the largest ratio.
         min_feasible_budget_share: the sample's cost as a share of all pages.
+        smallest_interval: the bootstrap interval of smallest_ratio (NaN, NaN without one).
+        largest_interval: that of largest_ratio.
     """
 
     dataset: str
@@ -167,6 +170,8 @@ class DepthGain:
     peak_budget: float
     peak_ratio: float
     min_feasible_budget_share: float
+    smallest_interval: tuple[float, float] = (math.nan, math.nan)
+    largest_interval: tuple[float, float] = (math.nan, math.nan)
 
 
 def depth_gains(depth: pd.DataFrame, policy: str = "sample_then_deepen") -> list[DepthGain]:
@@ -195,9 +200,18 @@ def depth_gains(depth: pd.DataFrame, policy: str = "sample_then_deepen") -> list
                 peak_budget=float(peak["budget_share"]),
                 peak_ratio=float(peak["ratio_vs_uniform"]),
                 min_feasible_budget_share=float(group["min_feasible_budget_share"].iloc[0]),
+                smallest_interval=_ratio_interval(first),
+                largest_interval=_ratio_interval(last),
             )
         )
     return gains
+
+
+def _ratio_interval(row: pd.Series) -> tuple[float, float]:
+    """A depth row's ratio_vs_uniform interval; NaN where the build has none."""
+    return tuple(  # type: ignore[return-value]
+        float(row.get(f"ratio_vs_uniform_ci_{end}", math.nan)) for end in ("low", "high")
+    )
 
 
 def hc_depth_ratios(depth: pd.DataFrame) -> pd.Series:

@@ -12,6 +12,7 @@ from report.formatting import (
     MISSING,
     caption,
     fmt_count,
+    fmt_interval,
     fmt_number,
     fmt_range,
     fmt_range_with_intervals,
@@ -146,6 +147,17 @@ def hc_depth_text(depth: pd.DataFrame) -> str:
     return text
 
 
+def depth_gain_range(gains: list[nums.DepthGain], which: str) -> str:
+    """The smallest and largest of the gains' ``which`` ratios, each with its interval.
+
+    ``which`` is ``smallest`` (the smallest feasible budget) or ``largest`` (below 1).
+    """
+    ratios = [getattr(gain, f"{which}_ratio") for gain in gains]
+    intervals = [getattr(gain, f"{which}_interval") for gain in gains]
+    lows, highs = ([interval[end] for interval in intervals] for end in (0, 1))
+    return fmt_range_with_intervals(ratios, lows, highs, 2, "ratio")
+
+
 def depth_caption(gains: list[nums.DepthGain], hc_depth: str) -> str:
     """The depth-policy caption: sample-then-deepen at its smallest and largest budgets."""
     fullcrawl = [gain for gain in gains if gain.dataset == nums.FULLCRAWL]
@@ -153,14 +165,15 @@ def depth_caption(gains: list[nums.DepthGain], hc_depth: str) -> str:
     parts = []
     for gain in fullcrawl:
         parts.append(
-            f"{fmt_ratio(gain.smallest_ratio)} at its smallest feasible budget "
-            f"({fmt_share(gain.smallest_budget)}) falling to {fmt_ratio(gain.largest_ratio)} at "
+            f"{fmt_interval(gain.smallest_ratio, *gain.smallest_interval, 2, 'ratio')} at its "
+            f"smallest feasible budget ({fmt_share(gain.smallest_budget)}) falling to "
+            f"{fmt_interval(gain.largest_ratio, *gain.largest_interval, 2, 'ratio')} at "
             f"{fmt_share(gain.largest_budget)} (full crawl)"
         )
     if classified:
         parts.append(
-            f"{fmt_range([g.smallest_ratio for g in classified], 2, 'ratio')} falling to "
-            f"{fmt_range([g.largest_ratio for g in classified], 2, 'ratio')} (classified sample)"
+            f"{depth_gain_range(classified, 'smallest')} falling to "
+            f"{depth_gain_range(classified, 'largest')} (classified sample)"
         )
     here = "; ".join(parts) if parts else MISSING
     return caption(
@@ -212,10 +225,12 @@ def depth_section(marts: Marts) -> SectionContent:
                 lw=1.6 if policy == "sample_then_deepen" else 1.2,
                 label=POLICY_LABELS.get(policy, policy),
             )
-            bounds = line.reindex(columns=RATIO_BOUNDS)
-            if policy != "uniform_breadth" and bounds.notna().all(axis=None) and len(line):
+            # where the policy is feasible (sample-then-deepen's sample costs the smallest)
+            banded = line.dropna(subset=["ratio_vs_uniform"])
+            bounds = banded.reindex(columns=RATIO_BOUNDS)
+            if policy != "uniform_breadth" and bounds.notna().all(axis=None) and len(banded):
                 axis.fill_between(
-                    line["budget_share"], bounds[RATIO_BOUNDS[0]], bounds[RATIO_BOUNDS[1]],
+                    banded["budget_share"], bounds[RATIO_BOUNDS[0]], bounds[RATIO_BOUNDS[1]],
                     color=charts.POLICY_COLOURS.get(policy), lw=0,
                     alpha=0.08 if policy == "oracle" else 0.15,  # the oracle a backdrop
                 )  # fmt: skip
@@ -258,11 +273,11 @@ def depth_section(marts: Marts) -> SectionContent:
             gain.classifier,
             fmt_share(gain.min_feasible_budget_share),
             fmt_share(gain.smallest_budget),
-            fmt_ratio(gain.smallest_ratio),
+            fmt_interval(gain.smallest_ratio, *gain.smallest_interval, 2, "ratio"),
             fmt_ratio(gain.peak_ratio),
             fmt_share(gain.peak_budget),
             fmt_share(gain.largest_budget),
-            fmt_ratio(gain.largest_ratio),
+            fmt_interval(gain.largest_ratio, *gain.largest_interval, 2, "ratio"),
         )
         for gain in gains
     ]

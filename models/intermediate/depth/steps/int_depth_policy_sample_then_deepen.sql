@@ -1,5 +1,3 @@
-{%- set sample_size = var('depth_sample_size') %}
-
 -- Sample-then-deepen (docs/definitions.md A6), per sample seed: sample k pages of every
 -- host of the universe, then deepen the hosts whose sample was densest, whole hosts
 -- while the budget lasts (the `greedy_fill` macro). It collects its sample's actual HQ
@@ -7,47 +5,13 @@
 
 with
 
--- read through the sampled hosts below, twice: scanning the table again is cheaper than
--- holding its rows in memory
-host_samples as {{ not_materialized() }} (
-    select * from {{ ref('int_host_samples') }}
-),
-
-dataset_hosts as (
-    select * from {{ ref('int_dataset_hosts') }}
-),
-
-depth_hosts as (
-    select * from {{ ref('int_depth_policy_hosts') }}
+-- read twice below: scanning it again is cheaper than holding its rows in memory
+sampled_hosts as {{ not_materialized() }} (
+    select * from {{ ref('int_depth_policy_sampled_hosts') }}
 ),
 
 budgets as (
     select * from {{ ref('int_depth_policy_budgets') }}
-),
-
--- Phase 1: the first k sampled pages of every host, and their actual HQ. Read twice:
--- recomputing it from the table is cheaper than holding its rows in memory.
-sampled_hosts as {{ not_materialized() }} (
-    select
-        host_samples.dataset_id,
-        host_samples.classifier_id,
-        host_samples.sample_seed,
-        host_samples.host_id,
-        host_samples.page_count,
-        host_samples.hq_page_count,
-        least(host_samples.page_count, {{ sample_size }}) as sample_page_count,
-        bit_count(
-            host_samples.hq_sample_mask
-            & ((1::bigint << least(host_samples.page_count, {{ sample_size }})) - 1)
-        ) as sample_hq_page_count,
-        host_samples.depth_sample_score_mean
-
-    from host_samples
-    semi join depth_hosts
-        on
-            host_samples.dataset_id = depth_hosts.dataset_id
-            and host_samples.classifier_id = depth_hosts.classifier_id
-            and host_samples.host_id = depth_hosts.host_id
 ),
 
 sample_costs as (
@@ -62,28 +26,21 @@ sample_costs as (
     group by all
 ),
 
--- Phase 2: the pages left on each host, hosts whose sample was densest first (ties: the
--- sample's mean score, then the md5 of the host). A host's HQ pages left are its
--- expected HQ there: pages left times the density of the pages left.
+-- Phase 2: the pages left on each host, hosts whose sample was densest first
+-- (`deepening_order`).
 deepening_hosts as (
     select
         sampled_hosts.dataset_id,
         sampled_hosts.classifier_id,
         sampled_hosts.sample_seed,
-        sampled_hosts.page_count - sampled_hosts.sample_page_count as page_count,
-        sampled_hosts.hq_page_count - sampled_hosts.sample_hq_page_count
-            as hq_page_count,
-        sampled_hosts.sample_hq_page_count / sampled_hosts.sample_page_count
-            as sample_hq_density,
+        sampled_hosts.pages_left as page_count,
+        sampled_hosts.hq_pages_left as hq_page_count,
+        sampled_hosts.sample_hq_density,
         sampled_hosts.depth_sample_score_mean,
-        dataset_hosts.tie_breaker
+        sampled_hosts.tie_breaker
 
     from sampled_hosts
-    inner join dataset_hosts
-        on
-            sampled_hosts.dataset_id = dataset_hosts.dataset_id
-            and sampled_hosts.host_id = dataset_hosts.host_id
-    where sampled_hosts.page_count > sampled_hosts.sample_page_count
+    where sampled_hosts.pages_left > 0
 ),
 
 deepening_budgets as (
@@ -108,9 +65,7 @@ deepened as {{ greedy_fill(
     'deepening_hosts',
     'deepening_budgets',
     ['dataset_id', 'classifier_id', 'sample_seed'],
-    'deepening_hosts.sample_hq_density desc,'
-    ~ ' deepening_hosts.depth_sample_score_mean desc,'
-    ~ ' deepening_hosts.tie_breaker asc',
+    deepening_order('deepening_hosts'),
     budget_pages='deepening_pages',
 ) }},
 
@@ -125,9 +80,10 @@ sample_then_deepen as (
         deepened.total_hq_page_count,
         deepened.budget_pages,
         deepened.sample_page_count,
-        -- infeasible below the sample's cost; nothing left to deepen adds nothing
+        -- infeasible below the sample's cost, charged or free (as
+        -- docs/definitions.md A6 has it); nothing left to deepen adds nothing
         case
-            when deepened.deepening_pages >= 0
+            when deepened.budget_pages >= deepened.sample_page_count
                 then
                     deepened.sample_hq_page_count
                     + coalesce(deepened.hq_expected, 0)
