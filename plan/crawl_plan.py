@@ -35,7 +35,7 @@ from hostaware.cli import unwritable_folder
 from hostaware.processes import is_running
 from report.formatting import fmt_count, fmt_number, text_table
 from report.marts import Marts, MartUnavailableError, WarehouseError
-from report.sections.plan import FETCH_BUDGET, PAGE_KINDS, phase_totals
+from report.sections.plan import FETCH_BUDGET, PAGE_KINDS, phase_totals, plan_expected_hq
 
 log = logging.getLogger(__name__)
 
@@ -232,6 +232,10 @@ def plan_summary(warehouse: Path, request: PlanRequest, host_count: int) -> str:
     """Pages by phase, the expected HQ pages, and the budget spent against the budget asked."""
     with Marts(warehouse) as marts:
         totals = phase_totals(marts)
+        try:
+            expected_hq = plan_expected_hq(marts)
+        except MartUnavailableError:  # a warehouse without plan_constraint_costs: no interval
+            expected_hq = fmt_count(round(totals["expected_hq"].sum(), 1))
     rows = [
         (
             row.phase,
@@ -248,7 +252,7 @@ def plan_summary(warehouse: Path, request: PlanRequest, host_count: int) -> str:
     lines = [
         f"crawl plan -> {request.out} ({host_count:,} hosts)",
         text_table(header, rows),
-        f"expected HQ pages: {fmt_number(totals['expected_hq'].sum(), 1)}",
+        f"expected HQ pages: {expected_hq}",
         f"budget: {spent:,} pages spent of {request.budget:,} asked",
     ]
     if spent < request.budget:

@@ -46,6 +46,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from reference.bootstrap import normal_interval
 from reference.config import VARS, decimal
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "SCENARIOS",
     "Plan",
     "Walk",
+    "expected_hq_variance",
     "plan_changes",
     "plan_constraint_costs",
     "plan_diversity",
@@ -162,7 +164,15 @@ MART_COLUMNS: dict[str, tuple[list[str], list[str], list[str], list[str]]] = {
             "capped_page_count",
             "floor_reserved_page_count",
         ],
-        ["page_cap_crawl_delay_seconds", "expected_hq", "expected_hq_share", "expected_hq_cost"],
+        [
+            "page_cap_crawl_delay_seconds",
+            "expected_hq",
+            "expected_hq_ci_low",
+            "expected_hq_ci_high",
+            "expected_hq_se",
+            "expected_hq_share",
+            "expected_hq_cost",
+        ],
     ),
     "plan_changes": (
         ["surt_host_name"],
@@ -192,6 +202,8 @@ class Walk:
     crawl_seconds: Fraction = Fraction(0)
     steps_taken: set[int] = field(default_factory=set)  # steps with a page taken
     partial_step: int | None = None  # the step of the segment the budget ends inside
+    prior_pages: int = 0  # S, the pages sampled on the hosts of known quality
+    prior_variance: float = math.nan  # the prior's bootstrap variance over those hosts
 
 
 @dataclass
@@ -312,6 +324,9 @@ def plan_host_fetch_budget(population: pd.DataFrame, overrides: dict | None = No
     is_known, is_unknown = group == "known_quality", group == "unknown_quality"
     prior_pages, prior_hq = int(sampled[is_known].sum()), int(sampled_hq[is_known].sum())
     prior = Fraction(prior_hq, prior_pages) if prior_pages > 0 else Fraction(0)
+    # the prior's Poisson bootstrap over the hosts of known quality, to first order
+    prior_influence = (sampled_hq[is_known] - float(prior) * sampled[is_known]) / prior_pages
+    prior_variance = float(prior_influence @ prior_influence) if prior_pages > 0 else math.nan
 
     # Exploration: water-filling over the unreliable hosts, then the whole pages left over.
     explorers = (group == "unreliable_quality") & (known > 0)
@@ -375,6 +390,7 @@ def plan_host_fetch_budget(population: pd.DataFrame, overrides: dict | None = No
     left = budget - exploration - int(reserved.sum()) - (np.cumsum(rest) - rest)
     take = reserved + np.clip(left, 0, rest)
     walk = Walk(budget, exploration, left_over, budget - exploration, int(reserved.sum()))
+    walk.prior_pages, walk.prior_variance = prior_pages, prior_variance
     walk.page_cap, walk.crawl_seconds = page_cap, crawl_seconds
     walk.steps_taken = {int(s) for s in step[take > 0]}
     partial = step[(take > 0) & (take < pages)]
@@ -386,9 +402,10 @@ def plan_host_fetch_budget(population: pd.DataFrame, overrides: dict | None = No
     pages_reserved = np.bincount(host, reserved, len(population)).astype(int)
     pages_explored = explored + taken["explore"]
     to_fetch = taken["sample"] + taken["deepen"] + pages_explored
-    estimate = np.where(
-        is_known | ((group == "unreliable_quality") & ~np.isnan(density)), density, float(prior)
-    )
+    own = is_known | ((group == "unreliable_quality") & ~np.isnan(density))
+    estimate = np.where(own, density, float(prior))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = np.where(own, density * (1 - density) / sampled, np.nan)
     phase = np.select(
         [to_fetch == 0, group == "unreliable_quality", taken["deepen"] > 0],
         ["skip", "explore", "deepen"],
@@ -418,6 +435,8 @@ def plan_host_fetch_budget(population: pd.DataFrame, overrides: dict | None = No
             "sampled_page_count": sampled,
             "sampled_hq_density": density,
             "hq_density_estimate": estimate,
+            "hq_density_variance": variance,
+            "is_prior_estimate": ~own,
             "pages_sampled": taken["sample"],
             "pages_deepened": taken["deepen"],
             "pages_explored": pages_explored,
@@ -429,6 +448,31 @@ def plan_host_fetch_budget(population: pd.DataFrame, overrides: dict | None = No
         }
     )
     return Plan(plan, walk)
+
+
+def expected_hq_variance(plan: pd.DataFrame, walk: Walk) -> float:
+    """The variance of the plan's expected HQ, the plan fixed (docs/definitions.md B).
+
+    E = Σ_own a d + A·prior: the prior's bootstrap over the hosts of known quality (A² var),
+    each own estimate's binomial variance (a² d (1 − d) / s), and twice their covariance
+    through the known hosts' samples, in both (A / S Σ_known a d (1 − d)). NaN without hosts
+    of known quality when some pages take the prior.
+    """
+    own = ~plan["is_prior_estimate"].to_numpy(bool)
+    pages = plan["pages_to_fetch"].to_numpy(float)
+    variance = plan["hq_density_variance"].to_numpy(float)
+    sampled = plan["sampled_page_count"].to_numpy(float)
+    variance_sum = float(pages[own] ** 2 @ variance[own])
+    prior_pages = float(pages[~own].sum())
+    if prior_pages:
+        if not walk.prior_pages:
+            return math.nan
+        known = (plan["quality_group"] == "known_quality").to_numpy(bool)
+        variance_sum += prior_pages**2 * walk.prior_variance
+        # a known host's d (1 - d) is its variance times its pages sampled
+        binomial = float(pages[known] @ (variance[known] * sampled[known]))
+        variance_sum += 2 * prior_pages / walk.prior_pages * binomial
+    return variance_sum
 
 
 def plan_constraint_costs(population: pd.DataFrame, overrides: dict | None = None) -> pd.DataFrame:
@@ -466,6 +510,13 @@ def plan_constraint_costs(population: pd.DataFrame, overrides: dict | None = Non
                 ),
                 "floor_reserved_page_count": walk.reserved,
             }
+            | normal_interval(
+                float(plan["expected_hq"].sum()),
+                expected_hq_variance(plan, walk),
+                "expected_hq",
+                {**VARS, **(overrides or {})},
+                (0, None),
+            )
         )
     costs = pd.DataFrame(rows)
     pages = costs["plan_page_count"].where(costs["plan_page_count"] > 0)

@@ -212,7 +212,7 @@ def _plan(marts: Marts) -> str:
     totals = plan.phase_totals(marts)
     return (
         f"{fmt_count(totals['pages_to_fetch'].sum())} pages, "
-        f"{fmt_count(round(totals['expected_hq'].sum(), 1))} expected HQ"
+        f"{plan.plan_expected_hq(marts)} expected HQ"
     )
 
 

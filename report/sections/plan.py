@@ -7,7 +7,16 @@ from matplotlib.patches import Patch
 
 from report import charts
 from report.content import ReportFigure, ReportTable, SectionContent
-from report.formatting import caption, fmt_count, fmt_number, fmt_range, fmt_ratio, fmt_share
+from report.formatting import (
+    MISSING,
+    caption,
+    fmt_count,
+    fmt_number,
+    fmt_range,
+    fmt_ratio,
+    fmt_row_interval,
+    fmt_share,
+)
 from report.marts import Marts
 
 FETCH_BUDGET = "plan_host_fetch_budget"
@@ -210,6 +219,28 @@ def _floor(share: float, pages: float, is_met: object) -> str:
     return f"{fmt_share(share, 1)} ({fmt_count(pages)} pages, {verdict})"
 
 
+def expected_hq_error(costs: pd.DataFrame) -> list[list[float]] | None:
+    """Error bars of plan_constraint_costs' expected HQ: below and above, from its interval.
+
+    None when the build has no intervals (the bootstrap off, or no host of known quality).
+    """
+    bounds = costs.reindex(columns=["expected_hq_ci_low", "expected_hq_ci_high"])
+    if bounds.isna().any(axis=None):
+        return None
+    return [
+        (costs["expected_hq"] - bounds["expected_hq_ci_low"]).tolist(),
+        (bounds["expected_hq_ci_high"] - costs["expected_hq"]).tolist(),
+    ]
+
+
+def plan_expected_hq(marts: Marts) -> str:
+    """The plan's expected HQ pages with their interval (plan_constraint_costs' plan row)."""
+    costs = marts.frame(CONSTRAINT_COSTS, "select * from {mart} where scenario = 'plan'")
+    if costs.empty:
+        return MISSING
+    return fmt_row_interval(costs.iloc[0], "expected_hq", 1, "count")
+
+
 def constraints_section(marts: Marts) -> SectionContent:
     """What each of the plan's constraints costs in expected HQ pages, on the same budget."""
     costs = marts.frame(CONSTRAINT_COSTS, "select * from {mart}")
@@ -219,7 +250,7 @@ def constraints_section(marts: Marts) -> SectionContent:
     figure = charts.new_figure(8, 2.8)
     axis = figure.subplots()
     colours = ["#3182bd" if scenario == "plan" else "#9ecae1" for scenario in costs["scenario"]]
-    axis.barh(labels, costs["expected_hq"], color=colours)
+    axis.barh(labels, costs["expected_hq"], color=colours, xerr=expected_hq_error(costs))
     axis.invert_yaxis()
     axis.set_xlabel("expected HQ pages")
     axis.grid(axis="y", visible=False)
@@ -233,7 +264,8 @@ def constraints_section(marts: Marts) -> SectionContent:
     plan = costs[costs["scenario"] == "plan"].iloc[0]
     figure_caption = caption(
         f"Expected HQ pages of the crawl plan on its budget of {fmt_count(plan['budget_pages'])} "
-        "pages, without its constraints, with each alone, and with all (the paper has none)",
+        "pages, without its constraints, with each alone, and with all (the paper has none; "
+        "bars: 95% intervals of the expected value, the plan fixed)",
         "the difference from no constraint is what a constraint costs in yield"
         if len(costs) > 1
         else "plan_constraint_costs was false: the plan without its constraints was not computed",
@@ -245,7 +277,7 @@ def constraints_section(marts: Marts) -> SectionContent:
             SCENARIOS.get(row.scenario, row.scenario),
             fmt_count(row.plan_host_count),
             fmt_count(row.plan_page_count),
-            fmt_number(row.expected_hq, 1),
+            fmt_row_interval(row._asdict(), "expected_hq", 1),
             fmt_number(row.expected_hq_share, 3) if not pd.isna(row.expected_hq_share) else "",
             fmt_number(row.expected_hq_cost, 1) if not pd.isna(row.expected_hq_cost) else "",
             fmt_count(row.robots_excluded_host_count),

@@ -30,6 +30,7 @@ from report.formatting import (
     versus,
 )
 from report.marts import Marts, MartUnavailableError
+from report.sections.plan import expected_hq_error
 from report.sections.rq1 import icc_caption
 from report.sections.rq2 import hc_caption
 from report.sections.rq3 import depth_caption, k_sample_text
@@ -241,3 +242,18 @@ def test_captions_quote_the_papers_numbers():
     assert k_sample_text(sample_size, 3) == (
         "k = 3: ρ = 0.44 (full crawl); 0.34–0.57 (classified sample) here, 0.53 in the paper"
     )
+
+
+def test_the_plans_expected_hq_has_error_bars_only_where_every_scenario_has_an_interval():
+    costs = pd.DataFrame(
+        {
+            "scenario": ["unconstrained", "plan"],
+            "expected_hq": [5.0, 3.5],
+            "expected_hq_ci_low": [0.1, 0.07],
+            "expected_hq_ci_high": [9.9, 6.93],
+        }
+    )
+    below, above = expected_hq_error(costs)
+    assert below == pytest.approx([4.9, 3.43]) and above == pytest.approx([4.9, 3.43])
+    assert expected_hq_error(costs.assign(expected_hq_ci_low=[0.1, None])) is None
+    assert expected_hq_error(costs.drop(columns=["expected_hq_ci_low"])) is None

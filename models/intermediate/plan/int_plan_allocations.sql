@@ -1,3 +1,12 @@
+{#- a host whose HQ density is its own sampled pages' (the others take the prior) -#}
+{%- set own_estimate -%}
+    host_capacity.quality_group = 'known_quality'
+    or (
+        host_capacity.quality_group = 'unreliable_quality'
+        and host_capacity.sampled_hq_density is not null
+    )
+{%- endset %}
+
 -- One row per host of the plan's population per way the plan is computed
 -- (int_plan_scenarios): its pages from the exploration share (int_plan_exploration),
 -- from the floors' reserves and the walk down the queue (int_plan_queue), within the
@@ -37,17 +46,21 @@ host_pages as (
         coalesce(queue_pages.is_boundary_host, false) as is_boundary_host,
         -- a host's pages are as dense in HQ as its sampled pages when it has k of them
         -- (or is judged anyway, in the exploration share); a host still to be sampled
-        -- as the hosts of known quality, pooled
+        -- as the hosts of known quality, pooled (the prior)
         case
-            when host_capacity.quality_group = 'known_quality'
-                then host_capacity.sampled_hq_density
-            when host_capacity.quality_group = 'unreliable_quality'
-                then
-                    coalesce(
-                        host_capacity.sampled_hq_density, plan_budget.prior_hq_density
-                    )
+            when {{ own_estimate }} then host_capacity.sampled_hq_density
             else plan_budget.prior_hq_density
         end as hq_density_estimate,
+        case when {{ own_estimate }} then false else true end as is_prior_estimate,
+        -- the binomial variance of a density estimated from the host's own sampled
+        -- pages (docs/definitions.md B, "The plan's expected HQ")
+        case
+            when {{ own_estimate }}
+                then
+                    host_capacity.sampled_hq_density
+                    * (1 - host_capacity.sampled_hq_density)
+                    / host_capacity.sampled_page_count
+        end as hq_density_variance,
         plan_budget.crawl_seconds
 
     from host_capacity
@@ -87,6 +100,7 @@ host_allocations as (
         host_pages.sampled_page_count,
         host_pages.sampled_hq_density,
         host_pages.hq_density_estimate,
+        host_pages.hq_density_variance,
         host_pages.pages_sampled,
         host_pages.pages_deepened,
         host_pages.pages_explored,
@@ -108,6 +122,7 @@ host_allocations as (
         * host_pages.hq_density_estimate as expected_hq,
 
         ---------- booleans
+        host_pages.is_prior_estimate,
         host_pages.is_sample_deferred,
         host_pages.is_boundary_host
 

@@ -3,7 +3,8 @@
 -- crawl planned: the same in every scenario of a crawl, so that they compare), the
 -- exploration share taken first (at most what the exploration hosts may be given), the
 -- most the sample of hosts of unknown quality may use before deepening starts
--- (`plan_max_sample_share`), and the expected HQ density of a host not yet sampled.
+-- (`plan_max_sample_share`), and the expected HQ density of a host not yet sampled
+-- with its bootstrap variance.
 
 with
 
@@ -40,7 +41,21 @@ plan_budget as (
                 0
             ),
             0
-        ) as prior_hq_density
+        ) as prior_hq_density,
+        -- what the bootstrap of the plan's expected HQ needs of the prior
+        -- (docs/definitions.md B, "The plan's expected HQ"): the pages sampled on the
+        -- hosts of known quality and the sums of their squares and products
+        coalesce(
+            sum(plan_hosts.sampled_page_count)
+            filter (where plan_hosts.quality_group = 'known_quality'),
+            0
+        ) as prior_sampled_page_count,
+        sum(power(plan_hosts.sampled_hq_page_count, 2))
+        filter (where plan_hosts.quality_group = 'known_quality') as prior_hq_squares,
+        sum(plan_hosts.sampled_hq_page_count * plan_hosts.sampled_page_count)
+        filter (where plan_hosts.quality_group = 'known_quality') as prior_hq_products,
+        sum(power(plan_hosts.sampled_page_count, 2))
+        filter (where plan_hosts.quality_group = 'known_quality') as prior_page_squares
 
     from plan_hosts
     group by all
@@ -51,6 +66,18 @@ plan_shares as (
         scenarios.*,
         plan_budget.budget_pages,
         plan_budget.prior_hq_density,
+        plan_budget.prior_sampled_page_count,
+        -- the Poisson bootstrap's variance of the prior over the hosts of known
+        -- quality, to first order sum_h ((hq_h - prior s_h) / S)^2, the square
+        -- expanded
+        greatest(
+            plan_budget.prior_hq_squares
+            - 2 * plan_budget.prior_hq_density * plan_budget.prior_hq_products
+            + power(plan_budget.prior_hq_density, 2) * plan_budget.prior_page_squares,
+            0
+        )
+        / power(nullif(plan_budget.prior_sampled_page_count, 0), 2)
+            as prior_hq_density_variance,
         floor(
             plan_budget.budget_pages * {{ var('plan_exploration_share') }}
         )::bigint as exploration_pages,
