@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from reference.bootstrap import interval, poisson_weights
+from reference.bootstrap import normal_interval
 from reference.config import VARS, decimal
 from reference.hosts import host_universe
 from reference.lake import Inputs
@@ -199,22 +199,20 @@ def host_ordering_ratio_intervals(
     host h weighted w_h the budget is f·Σwp; the HQ collected is Y + Σ_h (w_h − 1) ψ_h,
     ψ_h = [h before the boundary] (HQ_h − p_h d) + f p_h d, d the HQ density of the hosts
     starting within s pages of the boundary host, s² = Σ_i p_i² ([i ≤ boundary] − f)²;
-    random's expectation is the sample's random mean times Σ w HQ / Σ HQ.
+    random's expectation is the sample's random mean m times Σ w HQ / Σ HQ. The ratio
+    R = Y / m moves by ψ_h / m − R HQ_h / Σ HQ; the interval is its normal limit,
+    R ∓ z √(Σ (ψ_h / m − R HQ_h / Σ HQ)²), at least 0.
     """
     config = config or VARS
     universe = host_universe(inputs, config) if universe is None else universe
     curves = host_ordering_yield_curves(inputs, config, universe) if curves is None else curves
     shares = list(config["budget_shares"])
-    replicates = int(config["bootstrap_replicates"])
-    names = sorted(universe["surt_host_name"].unique())
-    weights = dict(zip(names, poisson_weights(names, replicates), strict=True))
     random_mean = curves[curves["policy"] == "random"].set_index(["classifier", "budget_share"])
     rows = []
     for classifier, hosts in universe.groupby("classifier", sort=True):
         hosts = hosts.reset_index(drop=True)
         pages = hosts["doc_count"].to_numpy(np.int64)
         hq = hosts["hq_doc_count"].to_numpy(float)
-        host_weights = np.array([weights[name] for name in hosts["surt_host_name"]])
         budgets = [decimal(share) * int(pages.sum()) for share in shares]
         points = curves[curves["classifier"] == classifier].set_index(["policy", "budget_share"])
 
@@ -223,7 +221,6 @@ def host_ordering_ratio_intervals(
 
         for (policy, _), order in host_orders(hosts, 0).items():
             ordered_pages, ordered_hq = pages[order].astype(float), hq[order]
-            ordered_weights = host_weights[order]
             starts = np.cumsum(ordered_pages) - ordered_pages
             for share, last, sample in zip(
                 shares, boundary_hosts(pages[order], budgets), curve_points(policy), strict=True
@@ -237,20 +234,15 @@ def host_ordering_ratio_intervals(
                     np.arange(len(order)) < last, ordered_hq - ordered_pages * slope, 0
                 )
                 influence += f * ordered_pages * slope
-                collected = sample + influence @ (ordered_weights - 1)
                 random_hq = random_mean.loc[(classifier, share), "hq_collected"]
-                expected = random_hq * (ordered_hq @ ordered_weights) / ordered_hq.sum()
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    ratios = collected / expected
-                low, high, se = interval(ratios[1:], float(config["bootstrap_level"]))
+                if random_hq > 0 and ordered_hq.sum() > 0:
+                    ratio = sample / random_hq
+                    moves = influence / random_hq - ratio * ordered_hq / ordered_hq.sum()
+                    variance = float(moves @ moves)
+                else:
+                    ratio = variance = math.nan
                 rows.append(
-                    {
-                        "classifier": classifier,
-                        "policy": policy,
-                        "budget_share": share,
-                        "hq_ratio_vs_random_ci_low": low,
-                        "hq_ratio_vs_random_ci_high": high,
-                        "hq_ratio_vs_random_se": se,
-                    }
+                    {"classifier": classifier, "policy": policy, "budget_share": share}
+                    | normal_interval(ratio, variance, "hq_ratio_vs_random", config, (0, None))
                 )
     return pd.DataFrame(rows)

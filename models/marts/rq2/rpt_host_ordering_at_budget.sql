@@ -4,8 +4,9 @@ host_ordering_yield_curves as (
     select * from {{ ref('rpt_host_ordering_yield_curves') }}
 ),
 
-ratio_replicates as (
-    select * from {{ ref('int_host_ordering_ratio_replicates') }}
+-- the ratio's first-order bootstrap variance over hosts
+ratio_variances as (
+    select * from {{ ref('int_host_ordering_ratio_variances') }}
 ),
 
 random_yields as (
@@ -31,22 +32,6 @@ oracle_yields as (
     where host_ordering_yield_curves.policy = 'oracle'
 ),
 
--- The ratio's percentile interval and standard error over the host bootstrap's
--- replicates (none for random itself, or when bootstrap_replicates is 0: the columns
--- are null).
-ratio_intervals as (
-    select
-        ratio_replicates.classifier,
-        ratio_replicates.policy,
-        ratio_replicates.budget_share,
-        {{ bootstrap_interval(
-            'ratio_replicates.hq_ratio_vs_random', 'hq_ratio_vs_random'
-        ) }}
-    from ratio_replicates
-    where ratio_replicates.replicate > 0
-    group by all
-),
-
 host_ordering_at_budget as (
     select
         ---------- ids
@@ -59,9 +44,14 @@ host_ordering_at_budget as (
         random_yields.hq_collected as random_hq_collected,
         host_ordering_yield_curves.hq_collected
         / nullif(random_yields.hq_collected, 0) as hq_ratio_vs_random,
-        ratio_intervals.hq_ratio_vs_random_ci_low,
-        ratio_intervals.hq_ratio_vs_random_ci_high,
-        ratio_intervals.hq_ratio_vs_random_se,
+        -- the normal limit (none for random itself, or when bootstrap_replicates is 0)
+        {{ normal_interval(
+            'host_ordering_yield_curves.hq_collected'
+            ~ ' / nullif(random_yields.hq_collected, 0)',
+            'ratio_variances.ratio_variance',
+            'hq_ratio_vs_random',
+            '0.0'
+        ) }},
         random_yields.hq_collected_sd as random_hq_collected_sd,
         -- the ratio's standard error from averaging a finite number of random orders
         -- (the delta method: ratio x sd / (mean sqrt(orders))), apart from the hosts'
@@ -90,11 +80,11 @@ host_ordering_at_budget as (
         on
             host_ordering_yield_curves.classifier = oracle_yields.classifier
             and host_ordering_yield_curves.budget_share = oracle_yields.budget_share
-    left join ratio_intervals
+    left join ratio_variances
         on
-            host_ordering_yield_curves.classifier = ratio_intervals.classifier
-            and host_ordering_yield_curves.policy = ratio_intervals.policy
-            and host_ordering_yield_curves.budget_share = ratio_intervals.budget_share
+            host_ordering_yield_curves.classifier = ratio_variances.classifier
+            and host_ordering_yield_curves.policy = ratio_variances.policy
+            and host_ordering_yield_curves.budget_share = ratio_variances.budget_share
 )
 
 select * from host_ordering_at_budget

@@ -1,7 +1,8 @@
 -- Each host of each classifier's universe in each order compared with random (hc, pr,
--- cc_coverage, oracle), with the pages before it and the squares of the pages up to
--- it: what the bootstrap's first order needs of the orders (docs/definitions.md B,
--- "Yields at a budget"). No rows when the intervals are off.
+-- cc_coverage, oracle), with the pages before it and the sums of squares and products
+-- of its pages and HQ pages up to it and over the order: what the bootstrap's first
+-- order needs of the orders (docs/definitions.md B, "Yields at a budget"). No rows
+-- when the intervals are off.
 
 with
 
@@ -28,7 +29,16 @@ host_places as (
         sum(hosts_to_order.page_count * hosts_to_order.page_count) over up_to
             as page_squares_up_to,
         sum(hosts_to_order.page_count * hosts_to_order.page_count) over whole_order
-            as page_squares
+            as page_squares,
+        -- the ratio's variance sums HQ_h^2, HQ_h p_h and p_h^2 before the boundary and
+        -- over the order
+        sum(power(hosts_to_order.hq_page_count, 2)) over up_to as hq_squares_up_to,
+        sum(hosts_to_order.hq_page_count * hosts_to_order.page_count) over up_to
+            as hq_page_products_up_to,
+        sum(power(hosts_to_order.hq_page_count, 2)) over whole_order as hq_squares,
+        sum(hosts_to_order.hq_page_count * hosts_to_order.page_count) over whole_order
+            as hq_page_products,
+        sum(hosts_to_order.hq_page_count) over whole_order as hq_pages
 
     from hosts_to_order
     inner join host_positions
