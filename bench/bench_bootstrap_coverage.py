@@ -36,7 +36,7 @@ about 3,600 annotated hosts a crawl). Printed per row: the coverage rate, the dr
 interval width, the mean estimate and the value estimated.
 
     .venv/bin/python bench/bench_bootstrap_coverage.py [--draws 200] [--scale demo]
-        [--statistics icc coverage_quality] [--population 50]
+        [--statistics icc coverage_quality] [--population 50] [--icc-hosts-factor 1]
 """
 
 from __future__ import annotations
@@ -96,10 +96,10 @@ def compiled_query(
     return sql
 
 
-def host_stats(seed: int, scale: str) -> pd.DataFrame:
+def host_stats(seed: int, scale: object) -> pd.DataFrame:
     """One draw's rows of int_host_classifier_stats, from its true page scores."""
     rng = np.random.default_rng(seed)
-    hosts = draw_hosts(rng, SCALES[scale])
+    hosts = draw_hosts(rng, scale)
     documents = draw_documents(rng, hosts, variance_splits(hosts), match_planted_icc=False)
     frames = []
     for column, spec in enumerate(CLASSIFIERS):
@@ -119,15 +119,20 @@ def host_stats(seed: int, scale: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def icc_coverage(draws: int, scale: str, replicates: int, level: float) -> pd.DataFrame:
-    """ICC(1) per classifier and threshold: draws, coverage rate, mean width and estimate."""
+def icc_coverage(
+    draws: int, scale: str, replicates: int, level: float, factor: int = 1
+) -> pd.DataFrame:
+    """ICC(1) per classifier and threshold: draws, coverage rate, mean width and estimate.
+
+    Each draw is the scale's generator with ``factor`` times as many hosts of each kind.
+    """
     planted = {spec.name: spec.icc for spec in CLASSIFIERS}
     with tempfile.TemporaryDirectory() as folder:
         query = compiled_query(Path(folder), ICC_MART, (STATS,), replicates, level)
     rows = []
     connection = duckdb.connect()
     for seed in range(1, draws + 1):
-        stats = host_stats(seed, scale)
+        stats = host_stats(seed, enlarged(scale, factor))
         connection.register(STATS, stats)
         result = connection.sql(query).df()
         connection.unregister(STATS)
@@ -136,7 +141,9 @@ def icc_coverage(draws: int, scale: str, replicates: int, level: float) -> pd.Da
             result["planted"] <= result["icc1_ci_high"]
         )
         result["width"] = result["icc1_ci_high"] - result["icc1_ci_low"]
-        rows.append(result[["classifier", "min_docs", "icc1", "planted", "covered", "width"]])
+        rows.append(
+            result[["classifier", "min_docs", "host_count", "icc1", "planted", "covered", "width"]]
+        )
     every = pd.concat(rows, ignore_index=True)
     return (
         every.groupby(["classifier", "min_docs"])
@@ -144,6 +151,7 @@ def icc_coverage(draws: int, scale: str, replicates: int, level: float) -> pd.Da
             draws=("covered", "size"),
             coverage=("covered", "mean"),
             mean_width=("width", "mean"),
+            mean_hosts=("host_count", "mean"),
             mean_icc1=("icc1", "mean"),
             planted=("planted", "first"),
         )
@@ -305,13 +313,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--population", type=int, default=50, help="the population draw's size, in draws"
     )
+    parser.add_argument(
+        "--icc-hosts-factor",
+        type=int,
+        default=1,
+        help="ICC(1)'s draws with this many times the scale's hosts (the interval's accuracy "
+        "against the number of hosts)",
+    )
     args = parser.parse_args(argv)
     if "icc" in args.statistics:
         started = time.perf_counter()
-        table = icc_coverage(args.draws, args.scale, args.replicates, args.level)
+        table = icc_coverage(
+            args.draws, args.scale, args.replicates, args.level, args.icc_hosts_factor
+        )
+        hosts = f", {args.icc_hosts_factor}x its hosts" if args.icc_hosts_factor > 1 else ""
         report(
             "ICC(1)",
-            f"percentiles of {args.replicates} replicates",
+            f"percentiles of {args.replicates} replicates{hosts}",
             table,
             time.perf_counter() - started,
             args,
