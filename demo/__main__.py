@@ -62,7 +62,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     inputs.add_argument("--hosts", type=non_negative, default=5_000_000, help="hosts per crawl")
     inputs.add_argument("--workers", type=non_negative, default=2, help="processes (ranks)")
+    real = commands.add_parser(
+        "real-size", help="write one crawl's host index at a share of a real crawl's 335M hosts"
+    )
+    real.add_argument("--out", type=Path, required=True, help="folder of the inputs (a cache)")
+    real.add_argument(
+        "--fraction", type=_fraction, required=True, help="share of the 335,267,082 hosts"
+    )
+    real.add_argument("--crawl", default="CC-MAIN-2024-10", help="the crawl partition")
+    real.add_argument(
+        "--part-rows", type=non_negative, default=2_000_000, help="hosts per Parquet part"
+    )
     return parser
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"a share in (0, 1], not {text}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         return _crawl(args)
     if args.command == "bench-inputs":
         return _bench_inputs(args)
+    if args.command == "real-size":
+        return _real_size(args)
     return _classifiers(args)
 
 
@@ -131,6 +151,26 @@ def _bench_inputs(args: argparse.Namespace) -> int:
     else:
         info = host_index_files(args.out, args.hosts)
     print(json.dumps(info))
+    return 0
+
+
+def _real_size(args: argparse.Namespace) -> int:
+    from demo.real_size import host_index
+
+    index = host_index(args.out, args.fraction, args.crawl, max(1, args.part_rows))
+    print(
+        json.dumps(
+            {
+                "folder": str(index.folder),
+                "hosts": index.hosts,
+                "rows": index.rows,
+                "parts": len(index.parts),
+                "cached_parts": index.cached_parts,
+                "bytes": index.bytes,
+                "seconds": round(index.seconds, 1),
+            }
+        )
+    )
     return 0
 
 

@@ -42,7 +42,13 @@ from demo.config import CRAWLS, DRIFTED_CRAWL, TLDS
 from demo.crawls import FETCH_COLUMNS, count_share, drift_schema, host_index_rows
 from demo.webgraph import RANKS_HEADER, ranks_rows
 
-__all__ = ["host_index_files", "host_names", "ranks_files"]
+__all__ = [
+    "coprime_multiplier",
+    "host_index_chunk",
+    "host_index_files",
+    "host_names",
+    "ranks_files",
+]
 
 BLOCK_ROWS = 1_000_000
 HC_TOP = 3.4626736e7  # harmonicc_val of com.facebook, the top row of the real file
@@ -136,7 +142,7 @@ def _ranks_block(task: tuple[str, str, int, int, int]) -> float:
     started = time.perf_counter()
     hc_pos = np.arange(start + 1, stop + 1, dtype=np.int64)
     pr_pos = np.load(pr_pos_file, mmap_mode="r")[start:stop].astype(np.int64)
-    multiplier = _coprime_multiplier(rows)
+    multiplier = coprime_multiplier(rows)
     node = (hc_pos - 1) * multiplier % rows  # which host sits at this position: a bijection
     rev, _, _ = host_names(node)
     text = ranks_rows(
@@ -148,7 +154,8 @@ def _ranks_block(task: tuple[str, str, int, int, int]) -> float:
     return time.perf_counter() - started
 
 
-def _coprime_multiplier(rows: int) -> int:
+def coprime_multiplier(rows: int) -> int:
+    """A multiplier a coprime with ``rows``: position p holds host (p − 1)·a mod rows."""
     multiplier = 2654435761 % rows or 1
     while math.gcd(multiplier, rows) != 1:
         multiplier += 1
@@ -252,22 +259,34 @@ def _erfinv_approx(x: np.ndarray) -> np.ndarray:
     return np.where(w < 5.0, p_small, p_large) * x
 
 
-def _index_chunk(
-    ids: np.ndarray, strings: dict, crawl_index: int, chunk: int, hosts: int
+def host_index_chunk(
+    ids: np.ndarray,
+    strings: dict,
+    crawl_index: int,
+    chunk: int,
+    hosts: int,
+    hc_positions: np.ndarray | None = None,
 ) -> pa.Table:
     """One row group of one crawl's host index.
 
     The host-level values are fixed by the host, the counts drawn per crawl (the shapes of
-    ``demo.crawls.host_index_table``, assembled by its ``host_index_rows``).
+    ``demo.crawls.host_index_table``, assembled by its ``host_index_rows``). A host's
+    harmonic-centrality position is ``hc_positions`` (1-based, as a ranks file places it)
+    when given, else a hash of its id.
     """
     n = len(ids)
-    u = _unit(ids, 1)
+    if hc_positions is None:
+        u = _unit(ids, 1)
+        position = u * hosts
+    else:
+        position = np.asarray(hc_positions, dtype=np.float64)
+        u = (position - 1.0) / hosts
     crawled = _unit(ids, 2) < 0.22  # most graph hosts are dangling: never crawled
     english = _unit(ids, 3) < 0.55
     site_scale = _unit(ids, 4)
-    hcrank = _hc_values(u * hosts, hosts).astype(np.float64)
+    hcrank = _hc_values(position, hosts).astype(np.float64)
     normal = np.sqrt(2.0) * _erfinv_approx(2.0 * _unit(ids, 5) - 1.0)
-    pr_position = np.clip(u * hosts * np.exp(0.7 * normal), 1, hosts)  # correlated with hc
+    pr_position = np.clip(position * np.exp(0.7 * normal), 1, hosts)  # correlated with hc
     prank = _pr_values(pr_position)
     rng = np.random.default_rng([SEED, crawl_index, chunk])
     central = 1.0 - u  # 1 = most central
@@ -349,7 +368,7 @@ def host_index_files(out: Path, hosts: int) -> dict:
             strings = {
                 name: array.slice(start, stop - start) for name, array in strings_all.items()
             }
-            table = _index_chunk(sorted_ids[start:stop], strings, crawl_index, chunk, hosts)
+            table = host_index_chunk(sorted_ids[start:stop], strings, crawl_index, chunk, hosts)
             if crawl == DRIFTED_CRAWL:
                 table = drift_schema(table)
             if writer is None:
