@@ -137,7 +137,9 @@ def host_index(
         ids = np.arange(start, min(start + part_rows, hosts), dtype=np.int64)
         table = _part(ids, hosts, crawl_index, part)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        pq.write_table(table.cast(HOST_INDEX_SCHEMA), temporary, row_group_size=1 << 20)
+        pq.write_table(
+            table.cast(HOST_INDEX_SCHEMA), temporary, row_group_size=1 << 20, compression="zstd"
+        )
         os.replace(temporary, path)
         del table, ids
     index = RealSizeIndex(
