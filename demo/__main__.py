@@ -13,6 +13,7 @@ import argparse
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 
 from hostaware import paths
@@ -63,7 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     inputs.add_argument("--hosts", type=non_negative, default=5_000_000, help="hosts per crawl")
     inputs.add_argument("--workers", type=non_negative, default=2, help="processes (ranks)")
     real = commands.add_parser(
-        "real-size", help="write one crawl's host index at a share of a real crawl's 335M hosts"
+        "real-size",
+        help="write one crawl's inputs (host index, annotations, ranks) at a share of a real "
+        "crawl's 335M hosts",
     )
     real.add_argument("--out", type=Path, required=True, help="folder of the inputs (a cache)")
     real.add_argument(
@@ -73,6 +76,17 @@ def _parser() -> argparse.ArgumentParser:
     real.add_argument(
         "--part-rows", type=non_negative, default=2_000_000, help="hosts per Parquet part"
     )
+    real.add_argument("--ranks", action="store_true", help="also the graph release's ranks file")
+    real.add_argument(
+        "--url-rows", type=non_negative, default=0, help="also about this many URL-level rows"
+    )
+    real.add_argument(
+        "--lake", type=Path, default=None, help="commit the classified sample to this lake"
+    )
+    real.add_argument(
+        "--memory-limit", default="4GB", help="DuckDB's limit for the PageRank order's sort"
+    )
+    real.add_argument("--workers", type=non_negative, default=2, help="processes (ranks)")
     return parser
 
 
@@ -155,22 +169,32 @@ def _bench_inputs(args: argparse.Namespace) -> int:
 
 
 def _real_size(args: argparse.Namespace) -> int:
-    from demo.real_size import host_index
+    from demo import real_size
 
-    index = host_index(args.out, args.fraction, args.crawl, max(1, args.part_rows))
-    print(
-        json.dumps(
-            {
-                "folder": str(index.folder),
-                "hosts": index.hosts,
-                "rows": index.rows,
-                "parts": len(index.parts),
-                "cached_parts": index.cached_parts,
-                "bytes": index.bytes,
-                "seconds": round(index.seconds, 1),
-            }
-        )
+    started = time.perf_counter()
+    index = real_size.host_index(
+        args.out, args.fraction, args.crawl, max(1, args.part_rows), args.memory_limit
     )
+    info = {
+        "folder": str(index.root),
+        "hosts": index.hosts,
+        "index": {
+            "rows": index.rows,
+            "parts": len(index.parts),
+            "cached_parts": index.cached_parts,
+            "bytes": index.bytes,
+            "seconds": round(index.seconds, 1),
+        },
+    }
+    if args.ranks:
+        info["ranks"] = real_size.ranks(index, max(1, args.workers))
+    if args.url_rows:
+        info["url_annotations"] = real_size.url_annotations(index, args.url_rows)
+    if args.lake:
+        row = real_size.classified_sample(index, args.lake)
+        info["sample"] = {"documents": row["records_written"], "part_key": row["part_key"]}
+    info["seconds"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(info, default=str))
     return 0
 
 

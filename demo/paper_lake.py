@@ -138,11 +138,15 @@ def write_sample(
 
 
 def commit_sample(
-    lake: Path, source: Path, tables: Mapping[str, Callable[[], pa.Table]], count: int
+    lake: Path,
+    source: Path,
+    tables: Mapping[str, Callable[[], pa.Table]],
+    count: int,
+    crawl: str = SAMPLE_CRAWL,
 ) -> dict:
     """Commit ``tables`` (``TABLES``' rows, built when called) as the ingest of ``source``.
 
-    The documents of one input file: ``count`` pages of ``SAMPLE_CRAWL``, a previous commit of
+    The documents of one input file: ``count`` pages of ``crawl``, a previous commit of
     the same file replaced. Returns the manifest row. bench/bench_update.py commits a share
     of the sample as a second input (a WARC batch) with it.
     """
@@ -161,10 +165,8 @@ def commit_sample(
             with PartWriter(
                 lake, table, key, schema, partition_column, _DICTIONARY[table]
             ) as writer:
-                writer.write(SAMPLE_CRAWL, tables[table]())
+                writer.write(crawl, tables[table]())
                 parts += writer.finish()
         report.read = report.written = count
         report.check(max_reject_rate=0.0)
-        return commit_parts(
-            lake, "documents", report, sha256, parts, started, crawl=SAMPLE_CRAWL, key=key
-        )
+        return commit_parts(lake, "documents", report, sha256, parts, started, crawl=crawl, key=key)
