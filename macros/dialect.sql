@@ -34,6 +34,22 @@
     lpad(cast({{ expression }} as string), 32, '0')
 {%- endmacro %}
 
+{# order_block(x): the leading 16 bits of an md5_number() (or md5_number_cast()) order,
+   a block key that never decreases as the order increases (macros/prefix_sums.sql):
+   65,536 blocks of a random order, one of row numbers below 2^112. On Spark the order is
+   32 hex (or decimal) digits, and the first four are those bits. #}
+{% macro order_block(expression) -%}
+    {{ return(adapter.dispatch('order_block')(expression)) }}
+{%- endmacro %}
+
+{% macro default__order_block(expression) -%}
+    ({{ expression }} >> 112)::integer
+{%- endmacro %}
+
+{% macro spark__order_block(expression) -%}
+    substr({{ expression }}, 1, 4)
+{%- endmacro %}
+
 {# int_div(a, b): integer division rounding towards zero (DuckDB `//`, Spark `div`). #}
 {% macro int_div(dividend, divisor) -%}
     {{ return(adapter.dispatch('int_div')(dividend, divisor)) }}

@@ -389,7 +389,7 @@ class PlanRun:
     vars: dict
     population: pd.DataFrame  # int_plan_hosts after the run
     parquet: pd.DataFrame  # exports/plan_host_fetch_budget.parquet
-    csv: pd.DataFrame  # exports/plan_host_fetch_budget_csv.csv
+    csv: pd.DataFrame  # exports/plan_host_fetch_budget_csv.csv.gz
     diversity: pd.DataFrame  # plan_diversity
     costs: pd.DataFrame  # plan_constraint_costs
     changes: pd.DataFrame  # plan_changes
@@ -483,7 +483,7 @@ def _read_run(name: str, overrides: dict, home: Path) -> PlanRun:
     exports = home / "exports"
     parquet = pd.read_parquet(exports / "plan_host_fetch_budget.parquet")
     csv = pd.read_csv(
-        exports / "plan_host_fetch_budget_csv.csv", keep_default_na=False, na_values=[""]
+        exports / "plan_host_fetch_budget_csv.csv.gz", keep_default_na=False, na_values=[""]
     )
     reference = plan_host_fetch_budget(population, overrides)
     return PlanRun(

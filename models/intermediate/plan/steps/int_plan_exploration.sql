@@ -68,38 +68,70 @@ exploration_base as (
         exploration_hosts.tld_macro_category,
         least(exploration_hosts.page_count, exploration_level.page_level) as base_pages,
         exploration_hosts.page_count > exploration_level.page_level as has_pages_left,
-        exploration_level.budget_pages
-        - sum(least(exploration_hosts.page_count, exploration_level.page_level)) over (
-            partition by exploration_hosts.scenario_id
-        ) as pages_left_over
+        1 as host_count
 
     from exploration_hosts
     inner join exploration_level
         on exploration_hosts.scenario_id = exploration_level.scenario_id
 ),
 
-exploration_pages as (
+exploration_base_totals as (
     select
         exploration_base.scenario_id,
-        exploration_base.plan_host_id,
-        exploration_base.random_order,
-        exploration_base.page_count,
-        exploration_base.language_stratum,
-        exploration_base.tld_macro_category,
-        exploration_base.base_pages
+        sum(exploration_base.base_pages) as base_pages
+
+    from exploration_base
+    group by all
+),
+
+-- the whole pages the level leaves of the budget: a page more for as many hosts
+exploration_left_over as (
+    select
+        exploration_level.scenario_id,
+        exploration_level.budget_pages - exploration_base_totals.base_pages
+            as pages_left_over
+
+    from exploration_level
+    inner join exploration_base_totals
+        on exploration_level.scenario_id = exploration_base_totals.scenario_id
+),
+
+-- the hosts with pages left, in random order: how many come before each (counted by
+-- blocks of the order: macros/prefix_sums.sql)
+exploration_ordered as (
+    select hosts_before.*
+
+    from {{ prefix_sum_by_blocks(
+        'exploration_base',
+        ['scenario_id', 'has_pages_left'],
+        [order_block('exploration_base.random_order')],
+        ['random_order'],
+        'host_count',
+        'hosts_before'
+    ) }} as hosts_before
+),
+
+exploration_pages as (
+    select
+        exploration_ordered.scenario_id,
+        exploration_ordered.plan_host_id,
+        exploration_ordered.random_order,
+        exploration_ordered.page_count,
+        exploration_ordered.language_stratum,
+        exploration_ordered.tld_macro_category,
+        exploration_ordered.base_pages
         + case
             when
-                exploration_base.has_pages_left
-                and row_number() over (
-                    partition by
-                        exploration_base.scenario_id, exploration_base.has_pages_left
-                    order by exploration_base.random_order
-                ) <= exploration_base.pages_left_over
+                exploration_ordered.has_pages_left
+                and exploration_ordered.hosts_before
+                < exploration_left_over.pages_left_over
                 then 1
             else 0
         end as pages_explored
 
-    from exploration_base
+    from exploration_ordered
+    inner join exploration_left_over
+        on exploration_ordered.scenario_id = exploration_left_over.scenario_id
 )
 
 select * from exploration_pages

@@ -31,27 +31,16 @@ segments_grouped as (
     where plan_shares.applies_floors
 ),
 
--- each floor's segments in queue order, with the floor's pages before them
-floor_segments as (
+floor_members as (
     select
         segments_grouped.scenario_id,
         segments_grouped.plan_host_id,
         segments_grouped.queue_step,
+        segments_grouped.order_in_step,
         segments_grouped.segment_pages,
         plan_floors.dimension,
         plan_floors.dimension_value,
-        plan_floors.reserve_pages,
-        coalesce(
-            sum(segments_grouped.segment_pages) over (
-                partition by
-                    segments_grouped.scenario_id,
-                    plan_floors.dimension,
-                    plan_floors.dimension_value
-                order by segments_grouped.queue_step, segments_grouped.order_in_step
-                rows between unbounded preceding and 1 preceding
-            ),
-            0
-        ) as floor_pages_before
+        plan_floors.reserve_pages
 
     from segments_grouped
     inner join plan_floors
@@ -61,6 +50,21 @@ floor_segments as (
                 when 'language_stratum' then segments_grouped.language_stratum
                 else segments_grouped.tld_macro_category
             end
+),
+
+-- each floor's segments in queue order, with the floor's pages before them (summed by
+-- blocks of the queue: macros/prefix_sums.sql)
+floor_segments as (
+    select floor_pages.*
+
+    from {{ prefix_sum_by_blocks(
+        'floor_members',
+        ['scenario_id', 'dimension', 'dimension_value'],
+        ['floor_members.queue_step', order_block('floor_members.order_in_step')],
+        ['queue_step', 'order_in_step'],
+        'segment_pages',
+        'floor_pages_before'
+    ) }} as floor_pages
 ),
 
 -- a segment in two floors' reserves (one per dimension) is reserved as the larger says
@@ -97,31 +101,48 @@ segments_reserved as (
             and queue_segments.queue_step = segment_reserves.queue_step
 ),
 
-queue_walked as (
+reserves_total as (
     select
         segments_reserved.scenario_id,
-        segments_reserved.plan_host_id,
-        segments_reserved.segment_kind,
-        segments_reserved.queue_step,
-        segments_reserved.reserved_pages,
-        segments_reserved.pages_left,
+        sum(segments_reserved.reserved_pages) as reserved_pages
+
+    from segments_reserved
+    group by all
+),
+
+-- the pages the walk meets before each segment (summed by blocks of the queue)
+segments_ordered as (
+    select pages_before.*
+
+    from {{ prefix_sum_by_blocks(
+        'segments_reserved',
+        ['scenario_id'],
+        ['segments_reserved.queue_step', order_block('segments_reserved.order_in_step')],
+        ['queue_step', 'order_in_step'],
+        'pages_left',
+        'pages_left_before'
+    ) }} as pages_before
+),
+
+queue_walked as (
+    select
+        segments_ordered.scenario_id,
+        segments_ordered.plan_host_id,
+        segments_ordered.segment_kind,
+        segments_ordered.queue_step,
+        segments_ordered.reserved_pages,
+        segments_ordered.pages_left,
         -- the budget the exploration share and the reserves did not spend, less what
         -- the walk took of the segments before
         plan_shares.budget_pages - plan_shares.exploration_budget_pages
-        - sum(segments_reserved.reserved_pages) over scenario_queue
-        - coalesce(
-            sum(segments_reserved.pages_left) over (
-                partition by segments_reserved.scenario_id
-                order by segments_reserved.queue_step, segments_reserved.order_in_step
-                rows between unbounded preceding and 1 preceding
-            ),
-            0
-        ) as budget_left
+        - reserves_total.reserved_pages
+        - segments_ordered.pages_left_before as budget_left
 
-    from segments_reserved
+    from segments_ordered
     inner join plan_shares
-        on segments_reserved.scenario_id = plan_shares.scenario_id
-    window scenario_queue as (partition by segments_reserved.scenario_id)
+        on segments_ordered.scenario_id = plan_shares.scenario_id
+    inner join reserves_total
+        on segments_ordered.scenario_id = reserves_total.scenario_id
 ),
 
 segments_taken as (

@@ -30,24 +30,36 @@ exploration_pages as (
     select * from {{ ref('int_plan_exploration') }}
 ),
 
-sample_segments as (
+sample_hosts as (
     select
         host_capacity.scenario_id,
         host_capacity.plan_host_id,
         host_capacity.random_order,
         host_capacity.language_stratum,
         host_capacity.tld_macro_category,
-        least(host_capacity.plannable_page_count, {{ sample_size }}) as segment_pages,
-        sum(least(host_capacity.plannable_page_count, {{ sample_size }})) over (
-            partition by host_capacity.scenario_id
-            order by host_capacity.random_order
-            rows between unbounded preceding and current row
-        ) as pages_through
+        least(host_capacity.plannable_page_count, {{ sample_size }}) as segment_pages
 
     from host_capacity
     where
         host_capacity.quality_group = 'unknown_quality'
         and host_capacity.plannable_page_count > 0
+),
+
+-- the samples' pages in random order, through each (summed by blocks of the order:
+-- macros/prefix_sums.sql)
+sample_segments as (
+    select
+        sample_pages.*,
+        sample_pages.pages_before + sample_pages.segment_pages as pages_through
+
+    from {{ prefix_sum_by_blocks(
+        'sample_hosts',
+        ['scenario_id'],
+        [order_block('sample_hosts.random_order')],
+        ['random_order'],
+        'segment_pages',
+        'pages_before'
+    ) }} as sample_pages
 ),
 
 queue_segments as (
