@@ -27,7 +27,8 @@ at most 12 GB) and its spill (``temp_directory`` beside the warehouse, in the be
 each point the disk it needs is estimated (``BYTES_PER_HOST``, ``BYTES_PER_URL_ROW``, measured
 here, plus the spill limit) and the point refused, with a message, when that is more than
 ``--budget`` or would leave less than ``--min-free`` free; while it runs, a watchdog samples the
-bench folder's size every 2 s and stops the point if it passes ``--budget``.
+bench folder's size every 2 s and stops the point if it passes ``--budget``. The estimate is
+the largest peak per host (per URL row) of the points measured so far, 15% over it.
 
     timeout 10800 .venv/bin/python bench/bench_scale.py --points host:0.125 host:0.25
     .venv/bin/python bench/bench_scale.py --report   # the results file's curves, no run
@@ -185,7 +186,27 @@ def check_disk(work: Path, need: int, budget: int, min_free: int, label: str) ->
         )
 
 
-def measure_point(kind: str, value: float, args: argparse.Namespace, keep: bool) -> dict:
+def disk_need(kind: str, hosts: int, url_rows: int, spill: int, measured: list[dict]) -> int:
+    """Bytes a point is expected to take at its peak.
+
+    From the largest peak per host (or URL row) the points measured so far, 15% over it,
+    when there are any (their spill is in their peaks); else from ``BYTES_PER_HOST`` and
+    ``BYTES_PER_URL_ROW`` and the spill limit.
+    """
+    if kind == "host":
+        rates = [row["disk_peak_gb"] * GB / row["hosts"] for row in measured if row["kind"] == kind]
+        if rates:
+            return int(1.15 * max(rates) * hosts)
+        return hosts * BYTES_PER_HOST + spill
+    rates = [row["disk_peak_gb"] * GB / row["url_rows"] for row in measured if row["kind"] == kind]
+    if rates:
+        return int(1.15 * max(rates) * url_rows)
+    return hosts * BYTES_PER_HOST + url_rows * BYTES_PER_URL_ROW + spill
+
+
+def measure_point(
+    kind: str, value: float, args: argparse.Namespace, keep: bool, measured: list[dict]
+) -> dict:
     """Generate, ingest and build one point; return its figures."""
     work, python = args.work, sys.executable
     fraction = value if kind == "host" else args.url_fraction
@@ -193,7 +214,7 @@ def measure_point(kind: str, value: float, args: argparse.Namespace, keep: bool)
     hosts = hosts_of(fraction)
     label = point_key(kind, value)
     spill = int(args.spill_limit * GB)
-    need = hosts * BYTES_PER_HOST + url_rows * BYTES_PER_URL_ROW + spill
+    need = disk_need(kind, hosts, url_rows, spill, measured)
     need -= folder_bytes(work / "inputs" / f"hosts-{hosts}")  # cached inputs: written already
     check_disk(work, max(need, 0), int(args.budget * GB), int(args.min_free * GB), label)
     home, logs = work / "home", work / "logs" / label.replace(":", "-")
@@ -357,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
                 (v if k == "host" else args.url_fraction) == fraction for k, v in later
             )
             try:
-                figures = measure_point(kind, value, args, keep)
+                figures = measure_point(kind, value, args, keep, list(results.values()))
             except SystemExit as failure:  # kept for the record; the point is tried again
                 with (args.work / "failures.jsonl").open("a") as handle:
                     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

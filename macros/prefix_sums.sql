@@ -1,22 +1,30 @@
 {# Why: the crawl plan walks queues of every host of a crawl (335M at a real
-   crawl's size) with running sums: the pages before each segment decide what it gets.
-   As one window over the ordered partition the database holds each partition whole,
-   and at 42M hosts the plan's walk passed an 8 GB spill cap (issue 35,
-   docs/performance.md). The same sum in two parts holds no such partition: the rows are
-   cut into blocks by keys that follow the order (the queue step, the leading 16 bits of
-   a 128-bit random order: order_block()), and a row's sum before it is the sum of the
-   blocks before its block (a window over the blocks' totals: a few thousand rows) plus
-   its block's rows before it (a window per block: small partitions, sorted and spilled
-   one at a time). Exact: the same rows are summed, in the same order. #}
+   crawl's size) with running sums, and what each segment gets depends only on where its
+   running sum stands against a limit (the budget, a floor's reserve, the sample's cap):
+   taken whole below it, not at all past it, in part where the limit falls. As one
+   window over the ordered partition the database buffers every row of the queue, and
+   at 42M hosts the plan's walk passed an 8 GB spill cap (issue 35,
+   docs/performance.md). So the rows are cut into blocks by keys that follow the order
+   (the queue step, the leading 16 bits of a 128-bit random order: order_block()); the
+   blocks' totals (a few thousand rows) place each block against the limit; only the
+   rows of the block where the limit falls need their exact running sum, a window over
+   that block alone. Every other row streams through a join with the blocks. #}
 
-{# prefix_sum_by_blocks(relation, partition_by, blocks, order_by, amount, alias): a
-   parenthesised query of relation's rows (and a `prefix_block_<i>` column per block
-   key) with `alias`, the sum of `amount` over the rows of the same partition before the
-   row in `order_by` order, 0 for the first. `blocks` are expressions over the
-   relation's columns (qualified by its name) that never decrease along `order_by`
-   within a partition; `partition_by`, `order_by` and `amount` name its columns. #}
-{% macro prefix_sum_by_blocks(
-    relation, partition_by, blocks, order_by, amount, alias
+{# prefix_sum_to_limit(relation, partition_by, blocks, order_by, amount, limits,
+   limit_column, alias): a parenthesised query of relation's rows (with a
+   `prefix_block_<i>` column per block key, `prefix_limit` and `is_limit_block`) and
+   `alias`: for a row of the block where its partition's limit falls (its running total
+   passes the limit inside the block), or of a partition without a limit, the sum of
+   `amount` over the rows of the same partition before it in `order_by` order, exactly;
+   for any other row the sum before its block's first row, which sides with the limit as
+   the exact sum does (every row of a block that ends at or below the limit has
+   alias + amount <= limit; every row of a block that starts at or past it has alias >=
+   limit, and so alias + amount > limit when its amount is above 0). `blocks` are expressions over the relation's columns (qualified by its name)
+   that never decrease along `order_by` within a partition; `partition_by`, `order_by`
+   and `amount` (never negative) name its columns; `limits` is a relation with a row per
+   partition (its `partition_by` columns) and the limit in `limit_column`. #}
+{% macro prefix_sum_to_limit(
+    relation, partition_by, blocks, order_by, amount, limits, limit_column, alias
 ) -%}
     {%- set block_columns = [] -%}
     {%- set block_selects = [] -%}
@@ -45,9 +53,10 @@
             group by all
         ),
 
-        blocks_before as (
+        blocks_placed as (
             select
                 {{ qualified_columns('block_totals', keys) }},
+                {{ limits }}.{{ limit_column }} as prefix_limit,
                 coalesce(
                     sum(block_totals.block_amount) over (
                         partition by {{ qualified_columns('block_totals', partition_by) }}
@@ -55,25 +64,53 @@
                         rows between unbounded preceding and 1 preceding
                     ),
                     0
-                ) as amount_before_block
+                ) as amount_before_block,
+                block_totals.block_amount
 
             from block_totals
+            left join {{ limits }}
+                on {{ columns_match('block_totals', limits, partition_by) }}
+        ),
+
+        rows_placed as (
+            select
+                blocked_rows.*,
+                blocks_placed.prefix_limit,
+                blocks_placed.amount_before_block,
+                case
+                    when blocks_placed.prefix_limit is null then true
+                    else
+                        blocks_placed.amount_before_block < blocks_placed.prefix_limit
+                        and blocks_placed.amount_before_block
+                        + blocks_placed.block_amount
+                        > blocks_placed.prefix_limit
+                end as is_limit_block
+
+            from blocked_rows
+            inner join blocks_placed
+                on {{ columns_match('blocked_rows', 'blocks_placed', keys) }}
         )
 
         select
-            blocked_rows.*,
-            blocks_before.amount_before_block
+            rows_placed.*,
+            rows_placed.amount_before_block as {{ alias }}
+
+        from rows_placed
+        where not rows_placed.is_limit_block
+        union all
+        select
+            rows_placed.*,
+            rows_placed.amount_before_block
             + coalesce(
-                sum(blocked_rows.{{ amount }}) over (
-                    partition by {{ qualified_columns('blocked_rows', keys) }}
-                    order by {{ qualified_columns('blocked_rows', order_by) }}
+                sum(rows_placed.{{ amount }}) over (
+                    partition by {{ qualified_columns('rows_placed', keys) }}
+                    order by {{ qualified_columns('rows_placed', order_by) }}
                     rows between unbounded preceding and 1 preceding
                 ),
                 0
             ) as {{ alias }}
 
-        from blocked_rows
-        inner join blocks_before
-            on {{ columns_match('blocked_rows', 'blocks_before', keys) }}
+        from rows_placed
+        where rows_placed.is_limit_block
     )
 {%- endmacro %}

@@ -96,17 +96,26 @@ exploration_left_over as (
         on exploration_level.scenario_id = exploration_base_totals.scenario_id
 ),
 
--- the hosts with pages left, in random order: how many come before each (counted by
--- blocks of the order: macros/prefix_sums.sql)
+exploration_pages_left as (
+    select exploration_base.*
+
+    from exploration_base
+    where exploration_base.has_pages_left
+),
+
+-- the hosts with pages left, in random order: how many come before each where the
+-- pages left over end (counted by blocks of the order: macros/prefix_sums.sql)
 exploration_ordered as (
     select hosts_before.*
 
-    from {{ prefix_sum_by_blocks(
-        'exploration_base',
-        ['scenario_id', 'has_pages_left'],
-        [order_block('exploration_base.random_order')],
+    from {{ prefix_sum_to_limit(
+        'exploration_pages_left',
+        ['scenario_id'],
+        [order_block('exploration_pages_left.random_order')],
         ['random_order'],
         'host_count',
+        'exploration_left_over',
+        'pages_left_over',
         'hosts_before'
     ) }} as hosts_before
 ),
@@ -121,17 +130,24 @@ exploration_pages as (
         exploration_ordered.tld_macro_category,
         exploration_ordered.base_pages
         + case
-            when
-                exploration_ordered.has_pages_left
-                and exploration_ordered.hosts_before
-                < exploration_left_over.pages_left_over
+            when exploration_ordered.hosts_before < exploration_ordered.prefix_limit
                 then 1
             else 0
         end as pages_explored
 
     from exploration_ordered
-    inner join exploration_left_over
-        on exploration_ordered.scenario_id = exploration_left_over.scenario_id
+    union all
+    select
+        exploration_base.scenario_id,
+        exploration_base.plan_host_id,
+        exploration_base.random_order,
+        exploration_base.page_count,
+        exploration_base.language_stratum,
+        exploration_base.tld_macro_category,
+        exploration_base.base_pages as pages_explored
+
+    from exploration_base
+    where not exploration_base.has_pages_left
 )
 
 select * from exploration_pages

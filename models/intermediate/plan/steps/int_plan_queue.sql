@@ -52,17 +52,19 @@ floor_members as (
             end
 ),
 
--- each floor's segments in queue order, with the floor's pages before them (summed by
--- blocks of the queue: macros/prefix_sums.sql)
+-- each floor's segments in queue order, with the floor's pages before them where its
+-- reserve ends (by blocks of the queue: macros/prefix_sums.sql)
 floor_segments as (
     select floor_pages.*
 
-    from {{ prefix_sum_by_blocks(
+    from {{ prefix_sum_to_limit(
         'floor_members',
         ['scenario_id', 'dimension', 'dimension_value'],
         ['floor_members.queue_step', order_block('floor_members.order_in_step')],
         ['queue_step', 'order_in_step'],
         'segment_pages',
+        'plan_floors',
+        'reserve_pages',
         'floor_pages_before'
     ) }} as floor_pages
 ),
@@ -76,13 +78,12 @@ segment_reserves as (
         max(
             least(
                 floor_segments.segment_pages,
-                greatest(
-                    floor_segments.reserve_pages - floor_segments.floor_pages_before, 0
-                )
+                floor_segments.reserve_pages - floor_segments.floor_pages_before
             )
         ) as reserved_pages
 
     from floor_segments
+    where floor_segments.floor_pages_before < floor_segments.reserve_pages
     group by all
 ),
 
@@ -103,23 +104,37 @@ segments_reserved as (
 
 reserves_total as (
     select
-        segments_reserved.scenario_id,
-        sum(segments_reserved.reserved_pages) as reserved_pages
+        segment_reserves.scenario_id,
+        sum(segment_reserves.reserved_pages) as reserved_pages
 
-    from segments_reserved
+    from segment_reserves
     group by all
 ),
 
--- the pages the walk meets before each segment (summed by blocks of the queue)
+-- the walk's limit: the budget the exploration share and the reserves did not spend
+walk_limits as (
+    select
+        plan_shares.scenario_id,
+        plan_shares.budget_pages - plan_shares.exploration_budget_pages
+        - coalesce(reserves_total.reserved_pages, 0) as walk_pages
+
+    from plan_shares
+    left join reserves_total
+        on plan_shares.scenario_id = reserves_total.scenario_id
+),
+
+-- the pages the walk meets before each segment where the budget ends (by blocks)
 segments_ordered as (
     select pages_before.*
 
-    from {{ prefix_sum_by_blocks(
+    from {{ prefix_sum_to_limit(
         'segments_reserved',
         ['scenario_id'],
         ['segments_reserved.queue_step', order_block('segments_reserved.order_in_step')],
         ['queue_step', 'order_in_step'],
         'pages_left',
+        'walk_limits',
+        'walk_pages',
         'pages_left_before'
     ) }} as pages_before
 ),
@@ -132,17 +147,11 @@ queue_walked as (
         segments_ordered.queue_step,
         segments_ordered.reserved_pages,
         segments_ordered.pages_left,
-        -- the budget the exploration share and the reserves did not spend, less what
-        -- the walk took of the segments before
-        plan_shares.budget_pages - plan_shares.exploration_budget_pages
-        - reserves_total.reserved_pages
-        - segments_ordered.pages_left_before as budget_left
+        -- the walk's budget less what it took of the segments before
+        segments_ordered.prefix_limit - segments_ordered.pages_left_before
+            as budget_left
 
     from segments_ordered
-    inner join plan_shares
-        on segments_ordered.scenario_id = plan_shares.scenario_id
-    inner join reserves_total
-        on segments_ordered.scenario_id = reserves_total.scenario_id
 ),
 
 segments_taken as (

@@ -45,19 +45,29 @@ sample_hosts as (
         and host_capacity.plannable_page_count > 0
 ),
 
--- the samples' pages in random order, through each (summed by blocks of the order:
--- macros/prefix_sums.sql)
+sample_limits as (
+    select
+        plan_shares.scenario_id,
+        plan_shares.sample_pages_max
+
+    from plan_shares
+),
+
+-- the samples' pages in random order, through each, where the sample's share ends (by
+-- blocks of the order: macros/prefix_sums.sql)
 sample_segments as (
     select
         sample_pages.*,
         sample_pages.pages_before + sample_pages.segment_pages as pages_through
 
-    from {{ prefix_sum_by_blocks(
+    from {{ prefix_sum_to_limit(
         'sample_hosts',
         ['scenario_id'],
         [order_block('sample_hosts.random_order')],
         ['random_order'],
         'segment_pages',
+        'sample_limits',
+        'sample_pages_max',
         'pages_before'
     ) }} as sample_pages
 ),
