@@ -36,7 +36,9 @@
     (
         with
 
-        blocked_rows as (
+        -- each read twice (the blocks' totals and the rows; the rows off and at the
+        -- limit): recomputed, not held (DuckDB would hold every row of the queue)
+        blocked_rows as {{ not_materialized() }} (
             select
                 {{ relation }}.*,
                 {{ block_selects | join(', ') }}
@@ -72,7 +74,7 @@
                 on {{ columns_match('block_totals', limits, partition_by) }}
         ),
 
-        rows_placed as (
+        rows_placed as {{ not_materialized() }} (
             select
                 blocked_rows.*,
                 blocks_placed.prefix_limit,
