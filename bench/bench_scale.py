@@ -57,11 +57,11 @@ from hostaware.paths import PROJECT
 
 GB = 1024**3
 MAX_MEMORY_GB = 12
-# Disk a point needs at its peak (the build), measured on a 1/50 point (6.7M hosts,
-# 2026-12-07): the lake 86 B a host, the warehouse 420, the plan's exports 230 (the raw
-# inputs, 70, are deleted once ingested); with a margin. A URL-level row: ~42 B raw, ~45 in
-# the lake, ~40 in the build.
-BYTES_PER_HOST = 760
+# Disk a point needs at its peak (the build), measured on the 1/32 point (10.5M hosts,
+# 2026-12-07, f312ca8): the lake 72 B a host, the warehouse 350, the plan's exports 39 (the
+# raw inputs, 70, are deleted once ingested); with a margin. A URL-level row: ~42 B raw,
+# ~45 in the lake, ~40 in the build.
+BYTES_PER_HOST = 520
 BYTES_PER_URL_ROW = 150
 # what each curve builds: marts and everything they read (`@` would add every other mart
 # through rpt_build_settings, which reads them all)
