@@ -356,6 +356,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=8, help="slowest models to keep per point")
     parser.add_argument("--again", action="store_true", help="measure points already measured")
     parser.add_argument("--keep-inputs", action="store_true", help="keep the generated inputs")
+    parser.add_argument(
+        "--keep-failed",
+        action="store_true",
+        help="keep a failed point's lake and warehouse (<work>/home), to profile it",
+    )
     parser.add_argument("--report", action="store_true", help="print the results file only")
     args = parser.parse_args(argv)
     limit = args.memory_limit.upper().removesuffix("B").removesuffix("G")
@@ -386,7 +391,8 @@ def main(argv: list[str] | None = None) -> int:
                     handle.write("\n")
                 raise
             finally:  # a failed point's lake and warehouse go too: the disk is bounded
-                shutil.rmtree(args.work / "home", ignore_errors=True)
+                if not args.keep_failed:
+                    shutil.rmtree(args.work / "home", ignore_errors=True)
             results[key] = figures
             with results_path.open("a") as handle:
                 handle.write(json.dumps(figures) + "\n")
