@@ -76,7 +76,7 @@ ATOL = 1e-9
 # steps that are tables too (int_plan_scenarios, ephemeral, is compiled into them).
 PLAN_AND_READERS = (
     "int_plan_capacity int_plan_budget int_plan_exploration int_plan_queue_segments"
-    " int_plan_floors int_plan_queue"
+    " int_plan_floors int_plan_queue_taken int_plan_queue"
     " int_plan_allocations plan_host_fetch_budget plan_diversity plan_host_fetch_budget_csv"
     " plan_constraint_costs plan_changes"
 )

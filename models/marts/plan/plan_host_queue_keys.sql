@@ -47,36 +47,15 @@ hosts_without_names as (
         on planned_hosts.surt_host_name = names_seen.surt_host_name
 ),
 
--- the names seen, else the bare name and (when the bare name has two labels or more,
--- as Common Crawl drops `www` only then) the `www` name, one URL each
+-- a host's names seen, one weight each (the URLs seen on it)
 host_names as (
     select
         names_seen.surt_host_name,
         names_seen.url_host_name,
-        'known_urls' as name_source,
         names_seen.seen_url_count,
         names_seen.seen_url_count as name_weight
 
     from names_seen
-    union all
-    select
-        hosts_without_names.surt_host_name,
-        hosts_without_names.host_name as url_host_name,
-        'assumed' as name_source,
-        0 as seen_url_count,
-        1 as name_weight
-
-    from hosts_without_names
-    union all
-    select
-        hosts_without_names.surt_host_name,
-        'www.' || hosts_without_names.host_name as url_host_name,
-        'assumed' as name_source,
-        0 as seen_url_count,
-        1 as name_weight
-
-    from hosts_without_names
-    where hosts_without_names.host_name like '%.%'
 ),
 
 -- each name's whole pages of the host's quota (pages × weight / total weight: both
@@ -121,6 +100,18 @@ names_rounded as (
     window host_names_all as (partition by names_apportioned.surt_host_name)
 ),
 
+-- a host without a name seen: its bare name and (when it has two labels or more, as
+-- Common Crawl drops `www` only then) its `www` name, one URL each. The same largest
+-- remainders, in closed form: half the pages each, the odd page to the shorter bare
+-- name (most planned hosts at a real crawl's size: no window over them)
+assumed_names as (
+    select
+        hosts_without_names.*,
+        hosts_without_names.host_name like '%.%' as has_www_name
+
+    from hosts_without_names
+),
+
 host_queue_keys as (
     select
         ---------- ids
@@ -130,7 +121,7 @@ host_queue_keys as (
         ---------- strings
         names_rounded.url_host_registered_domain,
         names_rounded.phase,
-        names_rounded.name_source,
+        'known_urls' as name_source,
 
         ---------- numerics
         names_rounded.seen_url_count,
@@ -147,6 +138,39 @@ host_queue_keys as (
         names_rounded.hq_density_estimate
 
     from names_rounded
+    union all
+    select
+        assumed_names.surt_host_name,
+        assumed_names.host_name as url_host_name,
+        assumed_names.url_host_registered_domain,
+        assumed_names.phase,
+        'assumed' as name_source,
+        0 as seen_url_count,
+        assumed_names.pages_to_fetch as host_pages_to_fetch,
+        case
+            when assumed_names.has_www_name
+                then
+                    {{ int_div('assumed_names.pages_to_fetch', '2') }}
+                    + assumed_names.pages_to_fetch % 2
+            else assumed_names.pages_to_fetch
+        end::bigint as pages_to_fetch,
+        assumed_names.hq_density_estimate
+
+    from assumed_names
+    union all
+    select
+        assumed_names.surt_host_name,
+        'www.' || assumed_names.host_name as url_host_name,
+        assumed_names.url_host_registered_domain,
+        assumed_names.phase,
+        'assumed' as name_source,
+        0 as seen_url_count,
+        assumed_names.pages_to_fetch as host_pages_to_fetch,
+        {{ int_div('assumed_names.pages_to_fetch', '2') }}::bigint as pages_to_fetch,
+        assumed_names.hq_density_estimate
+
+    from assumed_names
+    where assumed_names.has_www_name
 ),
 
 -- a name whose share rounds to nothing is not a queue key of the plan
