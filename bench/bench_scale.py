@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -151,8 +152,10 @@ def parse_point(text: str) -> tuple[str, float]:
     return kind, number * scale
 
 
-def point_key(kind: str, value: float) -> str:
-    return f"host:{value:g}" if kind == "host" else f"url:{int(value)}"
+def point_key(kind: str, value: float, variables: dict | None = None) -> str:
+    """``host:0.125``, ``url:50000000``; with dbt vars, ``host:0.25 {"var": value}``."""
+    key = f"host:{value:g}" if kind == "host" else f"url:{int(value)}"
+    return f"{key} {json.dumps(variables, sort_keys=True)}" if variables else key
 
 
 def run(command: list[str], log: Path, label: str, watch: DiskWatch) -> dict:
@@ -189,9 +192,9 @@ def check_disk(work: Path, need: int, budget: int, min_free: int, label: str) ->
 def disk_need(kind: str, hosts: int, url_rows: int, spill: int, measured: list[dict]) -> int:
     """Bytes a point is expected to take at its peak.
 
-    From the largest peak per host (or URL row) the points measured so far, 15% over it,
-    when there are any (their spill is in their peaks); else from ``BYTES_PER_HOST`` and
-    ``BYTES_PER_URL_ROW`` and the spill limit.
+    From the largest peak per host (or URL row) the points measured so far with the same
+    dbt vars (the caller's ``measured``), 15% over it, when there are any (their spill is in
+    their peaks); else from ``BYTES_PER_HOST`` and ``BYTES_PER_URL_ROW`` and the spill limit.
     """
     if kind == "host":
         rates = [row["disk_peak_gb"] * GB / row["hosts"] for row in measured if row["kind"] == kind]
@@ -212,16 +215,20 @@ def measure_point(
     fraction = value if kind == "host" else args.url_fraction
     url_rows = int(value) if kind == "url" else 0
     hosts = hosts_of(fraction)
-    label = point_key(kind, value)
+    label = point_key(kind, value, args.vars)
     spill = int(args.spill_limit * GB)
     need = disk_need(kind, hosts, url_rows, spill, measured)
     need -= folder_bytes(work / "inputs" / f"hosts-{hosts}")  # cached inputs: written already
     check_disk(work, max(need, 0), int(args.budget * GB), int(args.min_free * GB), label)
-    home, logs = work / "home", work / "logs" / label.replace(":", "-")
+    folder = point_key(kind, value).replace(":", "-") + "".join(
+        f"-{name}={setting}" for name, setting in sorted(args.vars.items())
+    )
+    home, logs = work / "home", work / "logs" / folder
     shutil.rmtree(home, ignore_errors=True)
     logs.mkdir(parents=True, exist_ok=True)
     lake = home / "lake"
     figures: dict = {"point": label, "kind": kind, "hosts": hosts, "url_rows": url_rows}
+    figures["vars"] = args.vars
     started = time.perf_counter()
     with DiskWatch(work, int(args.budget * GB)) as watch:
         generate = [python, "-m", "demo", "real-size", "--fraction", repr(fraction)]
@@ -259,7 +266,9 @@ def measure_point(
         os.environ["HOSTAWARE_MEMORY_LIMIT"] = args.memory_limit
         os.environ["HOSTAWARE_MAX_TEMP_SIZE"] = f"{args.spill_limit:g}GB"
         warehouse = home / "warehouse.duckdb"
-        build = dbt.timed_build(home, warehouse, logs, "build", select=SELECT[kind])
+        build = dbt.timed_build(
+            home, warehouse, logs, "build", select=SELECT[kind], variables=args.vars
+        )
         if watch.over.is_set():
             raise SystemExit(f"{label}: the bench's folder passed the disk budget; stopped")
         if build["unbuilt"] or build["code"] != 0:
@@ -304,11 +313,20 @@ def read_results(path: Path) -> dict[str, dict]:
 def report(results: dict[str, dict]) -> list[str]:
     """Each curve: rows, wall seconds and peak memory per point, and the ratio per doubling."""
     lines = []
-    for kind, size in (("host", "hosts"), ("url", "url_rows")):
-        points = [row for row in results.values() if row["kind"] == kind]
+    settings = sorted({json.dumps(row.get("vars", {}), sort_keys=True) for row in results.values()})
+    for (kind, size), setting in itertools.product(
+        (("host", "hosts"), ("url", "url_rows")), settings
+    ):
+        points = [
+            row
+            for row in results.values()
+            if row["kind"] == kind and json.dumps(row.get("vars", {}), sort_keys=True) == setting
+        ]
         points.sort(key=lambda row: row[size])
         if not points:
             continue
+        if setting != "{}":
+            lines.append(f"with vars {setting}:")
         lines.append(
             f"{kind} level: {size:>12} | generate s | ingest s | build s | build peak GB | "
             f"lake GB | warehouse GB | disk peak GB | build × per doubling"
@@ -361,6 +379,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="keep a failed point's lake and warehouse (<work>/home), to profile it",
     )
+    parser.add_argument(
+        "--vars",
+        type=json.loads,
+        default={},
+        help="dbt vars of the build, as JSON ('{\"plan_constraint_costs\": false}' plans one "
+        "way, as at a real crawl's size); part of each point's key",
+    )
     parser.add_argument("--report", action="store_true", help="print the results file only")
     args = parser.parse_args(argv)
     limit = args.memory_limit.upper().removesuffix("B").removesuffix("G")
@@ -373,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report:
         print(f"bench_scale: {args.work} (project {PROJECT}), {os.cpu_count()} cores")
         for index, (kind, value) in enumerate(args.points):
-            key = point_key(kind, value)
+            key = point_key(kind, value, args.vars)
             if key in results and not args.again:
                 print(f"{key}: measured already ({results[key]['measured_at']}); --again redoes")
                 continue
@@ -383,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
                 (v if k == "host" else args.url_fraction) == fraction for k, v in later
             )
             try:
-                figures = measure_point(kind, value, args, keep, list(results.values()))
+                alike = [row for row in results.values() if row.get("vars", {}) == args.vars]
+                figures = measure_point(kind, value, args, keep, alike)
             except SystemExit as failure:  # kept for the record; the point is tried again
                 with (args.work / "failures.jsonl").open("a") as handle:
                     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -141,9 +141,7 @@ def url_annotation_parts(truth: pa.Table, share: float, crawl: str) -> Iterator[
             continue
         page_key = ids[hosts][row] * np.int64(1 << 20) + number  # unique per page
         density = chunk["hq_density"].to_numpy()[row]
-        paths = pc.binary_join_element_wise(
-            ")/p/", pa.array(number.astype(str) if len(number) else [], pa.string()), ""
-        )
+        paths = pc.binary_join_element_wise(")/p/", pa.array(number.astype(str), pa.string()), "")
         columns = {
             "url_surtkey": pc.binary_join_element_wise(
                 chunk["surt_host_name"].take(row), paths, ""

@@ -687,6 +687,8 @@ def test_population_quality_groups_follow_the_sample_size(
 @pytest.mark.warehouse
 def test_settings_reach_every_branch_of_the_plan(plan_runs: dict[str, PlanRun]) -> None:
     """The settings exercise left-over exploration pages, every step, and partial segments."""
+    if not os.environ.get("HOSTAWARE_TEST_WAREHOUSE"):  # some branches only the tiny runs reach
+        pytest.skip("HOSTAWARE_TEST_WAREHOUSE is not set (make dbt-test-build builds it)")
     walks = [run.reference.walk for run in plan_runs.values()]
     assert any(walk.exploration_left_over > 0 for walk in walks)
     assert set().union(*(walk.steps_taken for walk in walks)) == {1, 2, 3, 4, 5, 6}

@@ -54,82 +54,61 @@ part_limits as (
     from part_totals
 ),
 
+-- the two orders: a position in blocks of 100 rows, a random order in order_block()'s
+{%- set orders = [
+    ('position', int_div('summed_rows.row_position', 100), 'row_position'),
+    ('random', order_block('summed_rows.random_order'), 'random_order'),
+] %}
+
 by_blocks as (
-    select
-        'position' as order_kind,
-        position_sums.part_id,
-        position_sums.limit_case,
-        position_sums.row_position,
-        position_sums.amount,
-        position_sums.prefix_limit,
-        position_sums.is_limit_block,
-        position_sums.amount_before
+    {%- for order_kind, block, order_column in orders %}
+        select
+            '{{ order_kind }}' as order_kind,
+            block_sums.part_id,
+            block_sums.limit_case,
+            block_sums.row_position,
+            block_sums.amount,
+            block_sums.prefix_limit,
+            block_sums.is_limit_block,
+            block_sums.amount_before
 
-    from {{ prefix_sum_to_limit(
-        'summed_rows',
-        ['part_id', 'limit_case'],
-        [int_div('summed_rows.row_position', 100)],
-        ['row_position'],
-        'amount',
-        'part_limits',
-        'amount_limit',
-        'amount_before'
-    ) }} as position_sums
-    union all
-    select
-        'random' as order_kind,
-        random_sums.part_id,
-        random_sums.limit_case,
-        random_sums.row_position,
-        random_sums.amount,
-        random_sums.prefix_limit,
-        random_sums.is_limit_block,
-        random_sums.amount_before
-
-    from {{ prefix_sum_to_limit(
-        'summed_rows',
-        ['part_id', 'limit_case'],
-        [order_block('summed_rows.random_order')],
-        ['random_order'],
-        'amount',
-        'part_limits',
-        'amount_limit',
-        'amount_before'
-    ) }} as random_sums
+        from {{ prefix_sum_to_limit(
+            'summed_rows',
+            ['part_id', 'limit_case'],
+            [block],
+            [order_column],
+            'amount',
+            'part_limits',
+            'amount_limit',
+            'amount_before'
+        ) }} as block_sums
+        {%- if not loop.last %}
+            union all
+        {%- endif %}
+    {%- endfor %}
 ),
 
 by_windows as (
-    select
-        'position' as order_kind,
-        summed_rows.part_id,
-        summed_rows.limit_case,
-        summed_rows.row_position,
-        coalesce(
-            sum(summed_rows.amount) over (
-                partition by summed_rows.part_id, summed_rows.limit_case
-                order by summed_rows.row_position
-                rows between unbounded preceding and 1 preceding
-            ),
-            0
-        ) as amount_before
+    {%- for order_kind, block, order_column in orders %}
+        select
+            '{{ order_kind }}' as order_kind,
+            summed_rows.part_id,
+            summed_rows.limit_case,
+            summed_rows.row_position,
+            coalesce(
+                sum(summed_rows.amount) over (
+                    partition by summed_rows.part_id, summed_rows.limit_case
+                    order by summed_rows.{{ order_column }}
+                    rows between unbounded preceding and 1 preceding
+                ),
+                0
+            ) as amount_before
 
-    from summed_rows
-    union all
-    select
-        'random' as order_kind,
-        summed_rows.part_id,
-        summed_rows.limit_case,
-        summed_rows.row_position,
-        coalesce(
-            sum(summed_rows.amount) over (
-                partition by summed_rows.part_id, summed_rows.limit_case
-                order by summed_rows.random_order
-                rows between unbounded preceding and 1 preceding
-            ),
-            0
-        ) as amount_before
-
-    from summed_rows
+        from summed_rows
+        {%- if not loop.last %}
+            union all
+        {%- endif %}
+    {%- endfor %}
 ),
 
 compared as (
