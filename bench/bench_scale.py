@@ -60,7 +60,8 @@ GB = 1024**3
 MAX_MEMORY_GB = 12
 # Disk a point needs at its peak (the build), measured on the 1/32 point (10.5M hosts,
 # 2026-12-07, f312ca8): the lake 72 B a host, the warehouse 350, the plan's exports 39 (the
-# raw inputs, 70, are deleted once ingested); with a margin. A URL-level row: ~42 B raw,
+# raw inputs, 70, are deleted once ingested); with a margin. At 1/8 (ebf32d8): 516 bytes a
+# host with the default vars, 353 planning one way. A URL-level row: ~42 B raw,
 # ~45 in the lake, ~40 in the build.
 BYTES_PER_HOST = 520
 BYTES_PER_URL_ROW = 150
