@@ -27,8 +27,9 @@ at most 12 GB) and its spill (``temp_directory`` beside the warehouse, in the be
 each point the disk it needs is estimated (``BYTES_PER_HOST``, ``BYTES_PER_URL_ROW``, measured
 here, plus the spill limit) and the point refused, with a message, when that is more than
 ``--budget`` or would leave less than ``--min-free`` free; while it runs, a watchdog samples the
-bench folder's size every 2 s and stops the point if it passes ``--budget``. The estimate is
-the largest peak per host (per URL row) of the points measured so far, 15% over it.
+bench folder's size every 2 s and stops the point if it passes ``--budget``. The estimate
+follows the points measured so far with the same vars (``disk_need``): a fixed part and a part
+per host (per URL row) through the two largest, 15% over it.
 
     timeout 10800 .venv/bin/python bench/bench_scale.py --points host:0.125 host:0.25
     .venv/bin/python bench/bench_scale.py --report   # the results file's curves, no run
@@ -191,20 +192,35 @@ def check_disk(work: Path, need: int, budget: int, min_free: int, label: str) ->
 
 
 def disk_need(kind: str, hosts: int, url_rows: int, spill: int, measured: list[dict]) -> int:
-    """Bytes a point is expected to take at its peak.
+    """Bytes a point is expected to take at its peak, 15% over the estimate.
 
-    From the largest peak per host (or URL row) the points measured so far with the same
-    dbt vars (the caller's ``measured``), 15% over it, when there are any (their spill is in
-    their peaks); else from ``BYTES_PER_HOST`` and ``BYTES_PER_URL_ROW`` and the spill limit.
+    From the points measured so far with the same dbt vars (the caller's ``measured``; their
+    spill is in their peaks): with two or more, the line through the two largest (a fixed
+    part, e.g. the classified sample and for URL points the index, and a part per host or URL
+    row); with one, its peak per host (or URL row), which overstates a larger point by the
+    fixed part; with none, ``BYTES_PER_HOST``, ``BYTES_PER_URL_ROW`` and the spill limit.
     """
+    size_of = {"host": "hosts", "url": "url_rows"}[kind]
+    size = hosts if kind == "host" else url_rows
+    points = sorted(
+        (
+            row
+            for row in measured
+            if row["kind"] == kind and (kind == "host" or row["hosts"] == hosts)
+        ),
+        key=lambda row: row[size_of],
+    )
+    peaks = [(row[size_of], row["disk_peak_gb"] * GB) for row in points]
+    if len(peaks) >= 2 and peaks[-1][0] > peaks[-2][0]:
+        (small, small_peak), (large, large_peak) = peaks[-2], peaks[-1]
+        per_unit = (large_peak - small_peak) / (large - small)
+        fixed = max(large_peak - per_unit * large, 0.0)
+        if per_unit > 0:
+            return int(1.15 * (fixed + per_unit * size))
+    if peaks:
+        return int(1.15 * max(peak / count for count, peak in peaks) * size)
     if kind == "host":
-        rates = [row["disk_peak_gb"] * GB / row["hosts"] for row in measured if row["kind"] == kind]
-        if rates:
-            return int(1.15 * max(rates) * hosts)
         return hosts * BYTES_PER_HOST + spill
-    rates = [row["disk_peak_gb"] * GB / row["url_rows"] for row in measured if row["kind"] == kind]
-    if rates:
-        return int(1.15 * max(rates) * url_rows)
     return hosts * BYTES_PER_HOST + url_rows * BYTES_PER_URL_ROW + spill
 
 
