@@ -224,6 +224,41 @@ def disk_need(kind: str, hosts: int, url_rows: int, spill: int, measured: list[d
     return hosts * BYTES_PER_HOST + url_rows * BYTES_PER_URL_ROW + spill
 
 
+def ingest_url_rows(
+    generate: list[str], written: dict, lake: Path, logs: Path, label: str, watch, figures: dict
+) -> dict:
+    """Ingest the URL rows ``generate`` wrote, a batch of parts at a time: each batch is
+    ingested and its files deleted before the generator writes the next (``--url-parts``),
+    so that the raw rows on disk never exceed a batch beside the lake. Returns the ingest's
+    seconds and peak; the batches' generation seconds are added to ``figures["generate"]``."""
+    python = generate[0]
+    folder = Path(written["url_annotations"]["folder"])
+    ingested = {"seconds": 0.0, "peak_gb": 0.0, "batches": 0}
+    while True:
+        batch = ingested["batches"]
+        step = run(
+            [python, "-m", "ingest", "annotations", "--path", str(folder), "--lake", str(lake)],
+            logs / f"ingest-url_annotations-{batch}.log",
+            f"{label}: ingest url_annotations (batch {batch})",
+            watch,
+        )
+        ingested["seconds"] = round(ingested["seconds"] + step["seconds"], 2)
+        ingested["peak_gb"] = max(ingested["peak_gb"], step["peak_gb"])
+        ingested["batches"] += 1
+        for path in folder.glob("*.parquet"):  # in the lake now; their markers stay
+            path.unlink()
+        if written["url_annotations"]["complete"]:
+            break
+        again = [part for part in generate if part != "--lake"]
+        again.remove(str(lake))  # the classified sample is committed already
+        log = logs / f"generate-{batch + 1}.log"
+        step = run(again, log, f"{label}: generate (batch {batch + 1})", watch)
+        figures["generate"]["seconds"] = round(figures["generate"]["seconds"] + step["seconds"], 2)
+        written = last_json(log)
+    shutil.rmtree(folder.parent)  # no other point has as many rows
+    return ingested
+
+
 def measure_point(
     kind: str, value: float, args: argparse.Namespace, keep: bool, measured: list[dict]
 ) -> dict:
@@ -252,7 +287,7 @@ def measure_point(
         generate += ["--out", str(work / "inputs"), "--ranks", "--lake", str(lake)]
         generate += ["--memory-limit", args.memory_limit]
         if url_rows:
-            generate += ["--url-rows", str(url_rows)]
+            generate += ["--url-rows", str(url_rows), "--url-parts", str(args.url_batch)]
         figures["generate"] = run(generate, logs / "generate.log", f"{label}: generate", watch)
         written = last_json(logs / "generate.log")
         figures["generated"] = written
@@ -261,10 +296,7 @@ def measure_point(
             "host_index": ["host-index", "--path", str(root / "host-index")],
             "ranks": ["graph", "--release", RELEASE, "--ranks", written["ranks"]["path"]],
         }
-        if url_rows:
-            folder = Path(written["url_annotations"]["folder"])
-            ingests["url_annotations"] = ["annotations", "--path", str(folder)]
-        else:
+        if not url_rows:
             ingests["host_annotations"] = ["annotations", "--path", str(root / "host-annotations")]
         figures["ingest"] = {
             name: run(
@@ -275,8 +307,10 @@ def measure_point(
             )
             for name, command in ingests.items()
         }
-        if url_rows:  # the lake holds them now; no other point has as many
-            shutil.rmtree(Path(written["url_annotations"]["folder"]).parent)
+        if url_rows:
+            figures["ingest"]["url_annotations"] = ingest_url_rows(
+                generate, written, lake, logs, label, watch, figures
+            )
         if not keep:
             shutil.rmtree(root)
         figures["lake_gb"] = round(gb(folder_bytes(lake)), 2)
@@ -391,6 +425,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=8, help="slowest models to keep per point")
     parser.add_argument("--again", action="store_true", help="measure points already measured")
     parser.add_argument("--keep-inputs", action="store_true", help="keep the generated inputs")
+    parser.add_argument(
+        "--url-batch",
+        type=int,
+        default=6,
+        help="parts of the URL rows generated and ingested at a time (of one per 2M hosts)",
+    )
     parser.add_argument(
         "--keep-failed",
         action="store_true",

@@ -81,6 +81,12 @@ def _parser() -> argparse.ArgumentParser:
         "--url-rows", type=non_negative, default=0, help="also about this many URL-level rows"
     )
     real.add_argument(
+        "--url-parts",
+        type=non_negative,
+        default=0,
+        help="write at most this many parts of the URL rows (0: all); run again for the next",
+    )
+    real.add_argument(
         "--lake", type=Path, default=None, help="commit the classified sample to this lake"
     )
     real.add_argument(
@@ -189,7 +195,9 @@ def _real_size(args: argparse.Namespace) -> int:
     if args.ranks:
         info["ranks"] = real_size.ranks(index, max(1, args.workers))
     if args.url_rows:
-        info["url_annotations"] = real_size.url_annotations(index, args.url_rows)
+        info["url_annotations"] = real_size.url_annotations(
+            index, args.url_rows, args.url_parts or None
+        )
     if args.lake:
         row = real_size.classified_sample(index, args.lake)
         info["sample"] = {"documents": row["records_written"], "part_key": row["part_key"]}

@@ -262,12 +262,15 @@ def ranks(index: RealSizeIndex, workers: int = 2, release: str = RELEASE) -> dic
     return info | {"cached": False}
 
 
-def url_annotations(index: RealSizeIndex, rows: int) -> dict:
+def url_annotations(index: RealSizeIndex, rows: int, max_parts: int | None = None) -> dict:
     """About ``rows`` URL-level GneissWeb rows on the index's crawled hosts (unless written).
 
     Each crawled host gets rows in proportion to its fetched pages (``fetch_200``), part by
     part of the truth, in ``url-annotations-<rows>/crawl=<crawl>/``: part i's files are
-    ``part-<i>-<j>.parquet``, and a part is done when its ``.done`` marker is.
+    ``part-<i>-<j>.parquet``, and a part is done when its ``.done`` marker is. With
+    ``max_parts``, at most that many parts are written (``complete`` says whether every part
+    is done), so that a caller can ingest and delete them before the next: a part's markers
+    outlive its files.
     """
     truths = sorted(index.beside("truth").glob("part-*.parquet"))
     if len(truths) != len(index.parts):
@@ -281,10 +284,14 @@ def url_annotations(index: RealSizeIndex, rows: int) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     _remove_stale_parts(folder)
     started = time.perf_counter()
+    written = 0
     for path in truths:
         done = folder / f".{path.stem}.done"
         if done.exists():
             continue
+        if max_parts is not None and written == max_parts:
+            break
+        written += 1
         for stale in folder.glob(f"{path.stem}-*.parquet"):  # a part cut short: again
             stale.unlink()
         truth = pq.read_table(path)
@@ -299,6 +306,7 @@ def url_annotations(index: RealSizeIndex, rows: int) -> dict:
         "files": len(files),
         "bytes": sum(path.stat().st_size for path in files),
         "seconds": time.perf_counter() - started,
+        "complete": all((folder / f".{path.stem}.done").exists() for path in truths),
     }
 
 

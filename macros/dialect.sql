@@ -50,6 +50,20 @@
     substr({{ expression }}, 1, 4)
 {%- endmacro %}
 
+{# order_block_number(x): order_block(x) as an integer, 0 .. 65,535, to compare with a
+   count of blocks. #}
+{% macro order_block_number(expression) -%}
+    {{ return(adapter.dispatch('order_block_number')(expression)) }}
+{%- endmacro %}
+
+{% macro default__order_block_number(expression) -%}
+    {{ order_block(expression) }}
+{%- endmacro %}
+
+{% macro spark__order_block_number(expression) -%}
+    cast(conv({{ order_block(expression) }}, 16, 10) as int)
+{%- endmacro %}
+
 {# int_div(a, b): integer division rounding towards zero (DuckDB `//`, Spark `div`). #}
 {% macro int_div(dividend, divisor) -%}
     {{ return(adapter.dispatch('int_div')(dividend, divisor)) }}

@@ -1,11 +1,26 @@
 {#- host_samples(pages): the rows of int_host_samples (docs/definitions.md A5, A6) from
-    a relation of positioned pages — dataset_id, classifier_id, host_id, score, is_hq
-    and sample_position_<s> for every seed s (1 for the host's first sampled page). Per
-    signal × host × seed: the host's pages and HQ pages, which of its first sampled pages
-    are HQ (bit j - 1 of the mask for the j-th, for j up to the larger of
-    `sample_size_max` and `depth_sample_size`) and the mean score of sample_then_deepen's
-    sample, summed as decimals (15 places): exact, so that equal means tie whatever order
-    threads add them in (the md5 of the host then decides). A parenthesised query. -#}
+    a relation of keyed pages — dataset_id, classifier_id, host_id, score, is_hq and
+    sample_key_<s> for every seed s (macro sample_keys), one row per page a signal scored.
+    A host's sample for seed s is its pages in order of sample_key_<s>. Per signal × host ×
+    seed: the host's pages and HQ pages, which of its first sampled pages are HQ (bit
+    j - 1 of the mask for the j-th, for j up to the larger of `sample_size_max` and
+    `depth_sample_size`) and the mean score of sample_then_deepen's sample, summed as
+    decimals (15 places): exact, so that equal means tie whatever order threads add them
+    in (the md5 of the host then decides).
+
+    Only a host's first pages in each order count, so only they are sorted: for each seed,
+    the pages whose key's leading 16 bits (order_block) fall below
+    ceil(`sample_candidate_pages` × 65,536 / the host's pages), its candidates: about that
+    many pages of a large host (64 by default), every page of a small one. A page left out
+    comes after every page kept, so the kept pages' order starts the host's own unless
+    fewer than its first pages were kept (about 4e-11 per host and seed at 64 candidates
+    and 20 first pages): those host × seeds are sampled again from all their pages (on
+    DuckDB a pass that is skipped when there are none). Sorting every page of every host
+    in five orders passed the 8 GB spill cap at 200M pages (docs/performance.md).
+    Positions stay out of any `where`: DuckDB would turn the windows into a top-n aggregate
+    per host, which holds every host's first pages at once. `pages` is read once per seed
+    and twice more: the caller holds it or marks it not_materialized. A parenthesised
+    query. -#}
 -- the linter measures a call block's indent inside a macro from the macro's own column
 -- noqa: disable=LT02
 {% macro host_samples(pages) -%}
@@ -19,67 +34,200 @@
             "sample_size_max and depth_sample_size must be at most 62 (a 64-bit mask)"
         ) }}
     {%- endif %}
+    {%- if (var('sample_candidate_pages') | int) < 1 %}
+        {{ exceptions.raise_compiler_error(
+            "sample_candidate_pages must be at least 1"
+        ) }}
+    {%- endif %}
+    {%- set ids = ['dataset_id', 'classifier_id', 'host_id'] %}
     (
         with
 
-        hosts_sampled_by_seed as (
+        -- Per signal × host: its pages, HQ pages and the order blocks its candidates
+        -- fall below.
+        host_pages as {{ materialized() }} (
             select
-                {{ pages }}.dataset_id,
-                {{ pages }}.classifier_id,
-                {{ pages }}.host_id,
+                {{ qualified_columns(pages, ids) }},
                 count(*) as page_count,
                 count(*) filter (where {{ pages }}.is_hq) as hq_page_count,
-                {% call list_of() %}
-                {%- for seed in seeds %}
-                    {%- set position = pages ~ '.sample_position_' ~ seed %}
-                        coalesce(
-                            -- a case, not a filter: the shift must not see later positions
-                            bit_or(
-                                case
-                                    when
-                                        {{ pages }}.is_hq
-                                        and {{ position }} <= {{ mask_positions }}
-                                        then 1::bigint << ({{ position }} - 1)
-                                end
-                            ),
-                            0
-                        ){{ ',' if not loop.last }}
-                {%- endfor %}
-                {% endcall %} as hq_sample_masks,
-                {% call list_of() %}
-                {%- for seed in seeds %}
-                        avg({{ pages }}.score::decimal(38, 15)) filter (
-                            where
-                            {{ pages }}.sample_position_{{ seed }}
-                            <= {{ var('depth_sample_size') }}
-                        )::double{{ ',' if not loop.last }}
-                {%- endfor %}
-                {% endcall %} as depth_sample_score_means
-
+                {{ int_div(
+                    '(' ~ var('sample_candidate_pages') ~ ' * 65536 + count(*) - 1)',
+                    'count(*)'
+                ) }} as candidate_blocks
             from {{ pages }}
             group by all
+        ),
+
+        -- Each seed's candidates in its order, and per host their summary. One seed at
+        -- a time: each seed's pages wait for the previous seed's summary (a scalar
+        -- subquery on it), so that one window holds memory at a time; DuckDB otherwise
+        -- runs the five windows at once, past the 8 GB spill cap at 200M pages.
+        {%- for seed in seeds %}
+        candidates_positioned_{{ seed }} as (
+            select
+                {{ qualified_columns('seed_pages', ids) }},
+                {{ seed }} as sample_seed,
+                seed_pages.score,
+                seed_pages.is_hq,
+                {{ sample_position('seed_pages', ids) }}
+            from (
+                select
+                    {{ qualified_columns(pages, ids) }},
+                    {{ pages }}.score,
+                    {{ pages }}.is_hq,
+                    {{ pages }}.sample_key_{{ seed }} as sample_key,
+                    host_pages.candidate_blocks
+                from {{ pages }}
+                inner join host_pages
+                    on {{ columns_match(pages, 'host_pages', ids) }}
+                {%- if not loop.first %}
+                    where (select count(*) from candidate_samples_{{ seed - 1 }}) >= 0
+                {%- endif %}
+            ) as seed_pages
+            where
+                {{ order_block_number('seed_pages.sample_key') }}
+                < seed_pages.candidate_blocks
+        ),
+
+        {%- set positioned = 'candidates_positioned_' ~ seed %}
+        candidate_samples_{{ seed }} as {{ materialized() }}
+            {{- first_sampled_summary(positioned, mask_positions) }},
+        {%- endfor %}
+
+        candidate_samples as (
+            {%- for seed in seeds %}
+                select * from candidate_samples_{{ seed }}
+                {{ 'union all' if not loop.last }}
+            {%- endfor %}
+        ),
+
+        -- The host × seeds whose candidates missed some of the first pages.
+        short_samples as (
+            select
+                {{ qualified_columns('host_pages', ids) }},
+                host_seeds.sample_seed
+            from host_pages
+            cross join (
+                select {{ unnest_values(seeds, 'integer') }} as sample_seed
+            ) as host_seeds
+            left join candidate_samples
+                on
+                    {{ columns_match('host_pages', 'candidate_samples', ids) }}
+                    and host_seeds.sample_seed = candidate_samples.sample_seed
+            where
+                coalesce(candidate_samples.first_pages_positioned, 0)
+                < least(host_pages.page_count, {{ mask_positions }})
+        ),
+
+        -- Their samples again, from all the host's pages.
+        short_pages_positioned as (
+            select
+                {{ qualified_columns('short_pages', ids) }},
+                short_pages.sample_seed,
+                short_pages.score,
+                short_pages.is_hq,
+                {{ sample_position('short_pages', ids + ['sample_seed']) }}
+            from (
+                select
+                    {{ qualified_columns(pages, ids) }},
+                    {{ pages }}.score,
+                    {{ pages }}.is_hq,
+                    {{ unnest_lists({
+                        'sample_seed': list_literal(seeds),
+                        'sample_key': seed_keys(pages, seeds),
+                    }) }}
+                from {{ pages }}
+                semi join short_samples
+                    on {{ columns_match(pages, 'short_samples', ids) }}
+            ) as short_pages
+            semi join short_samples
+                on
+                    {{ columns_match('short_pages', 'short_samples', ids) }}
+                    and short_pages.sample_seed = short_samples.sample_seed
+        ),
+
+        samples as (
+            select candidate_samples.*
+            from candidate_samples
+            anti join short_samples
+                on
+                    {{ columns_match('candidate_samples', 'short_samples', ids) }}
+                    and candidate_samples.sample_seed = short_samples.sample_seed
+            union all
+            select *
+            from {{ first_sampled_summary('short_pages_positioned', mask_positions) }}
         )
 
         select
             ---------- ids
-            hosts_sampled_by_seed.dataset_id,
-            hosts_sampled_by_seed.classifier_id,
-            hosts_sampled_by_seed.host_id,
+            {{ qualified_columns('host_pages', ids) }},
 
             ---------- numerics
-            hosts_sampled_by_seed.page_count,
-            hosts_sampled_by_seed.hq_page_count,
-            -- sample_seed, then each seed's mask and sample mean
-            {{ unnest_lists({
-                'sample_seed': list_literal(seeds),
-                'hq_sample_mask': 'hosts_sampled_by_seed.hq_sample_masks',
-                'depth_sample_score_mean': 'hosts_sampled_by_seed.depth_sample_score_means',
-            }) }}
+            host_pages.page_count,
+            host_pages.hq_page_count,
+            samples.sample_seed,
+            samples.hq_sample_mask,
+            samples.depth_sample_score_mean
 
-        from hosts_sampled_by_seed
+        from host_pages
+        inner join samples
+            on {{ columns_match('host_pages', 'samples', ids) }}
     )
 {%- endmacro %}
 -- noqa: enable=LT02
+
+{#- first_sampled_summary(positioned, mask_positions): per signal × host × seed of
+    `positioned` (ids, sample_seed, score, is_hq and sample_position, 1 for the first
+    sampled page), the HQ mask of the first `mask_positions` pages, the mean score of the
+    first `depth_sample_size` and how many of the first `mask_positions` it holds
+    (first_pages_positioned). A parenthesised query. -#}
+{% macro first_sampled_summary(positioned, mask_positions) -%}
+    (
+        select
+            {{ positioned }}.dataset_id,
+            {{ positioned }}.classifier_id,
+            {{ positioned }}.host_id,
+            {{ positioned }}.sample_seed,
+            coalesce(
+                -- a case, not a filter: the shift must not see later positions
+                bit_or(
+                    case
+                        when
+                            {{ positioned }}.is_hq
+                            and {{ positioned }}.sample_position <= {{ mask_positions }}
+                            then 1::bigint << ({{ positioned }}.sample_position - 1)
+                    end
+                ),
+                0
+            ) as hq_sample_mask,
+            avg({{ positioned }}.score::decimal(38, 15)) filter (
+                where {{ positioned }}.sample_position <= {{ var('depth_sample_size') }}
+            )::double as depth_sample_score_mean,
+            count(*) filter (
+                where {{ positioned }}.sample_position <= {{ mask_positions }}
+            ) as first_pages_positioned
+        from {{ positioned }}
+        group by all
+    )
+{%- endmacro %}
+
+{#- sample_position(relation, partition): each row's place in its `partition` (column
+    names of `relation`) in order of its sample_key, 1 first, as sample_position. -#}
+{% macro sample_position(relation, partition) -%}
+    row_number() over (
+        partition by {{ qualified_columns(relation, partition) }}
+        order by {{ relation }}.sample_key
+    )::integer as sample_position
+{%- endmacro %}
+
+{#- seed_keys(pages, seeds): the list of a page's sample keys, one per seed. -#}
+{% macro seed_keys(pages, seeds) -%}
+    {%- call list_of() %}
+        {%- for seed in seeds %}
+            {{ pages }}.sample_key_{{ seed }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    {%- endcall %}
+{%- endmacro %}
 
 {#- sample_keys(page_id): a page's sample key for every seed s,
     md5(page_id || ':' || s) as a number (docs/definitions.md §4.0), as columns

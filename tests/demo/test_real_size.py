@@ -186,6 +186,30 @@ def test_url_annotations_follow_fetched_pages_and_resume(small):
     assert pq.read_table(first[0]).equals(before)
 
 
+def test_url_annotations_in_batches_are_the_rows_written_at_once(small):
+    """``max_parts``: a batch of parts at a time, each deleted before the next (as the bench
+    ingests them), writes the same rows as one call, and says when every part is done."""
+    index, _ = small
+    batches, tables = [], []
+    while True:
+        written = url_annotations(index, 20_000, max_parts=1)
+        folder = Path(written["folder"])
+        files = sorted(folder.glob("*.parquet"))
+        batches.append(len({path.name.rsplit("-", 1)[0] for path in files}))
+        tables += [pq.read_table(path) for path in files]
+        for path in files:
+            path.unlink()
+        if written["complete"]:
+            break
+    assert batches == [1] * len(index.parts)
+    for marker in folder.glob(".*.done"):
+        marker.unlink()
+    whole = url_annotations(index, 20_000)
+    assert whole["complete"] and whole["files"] == len(tables)
+    key = [("url_surtkey", "ascending")]
+    assert pa.concat_tables(tables).sort_by(key).equals(pq.read_table(folder).sort_by(key))
+
+
 def test_the_classified_sample_is_on_crawled_hosts(small, tmp_path):
     index, _ = small
     row = classified_sample(index, tmp_path / "lake")

@@ -5,7 +5,8 @@
 
 with
 
-pages_flagged as (
+-- a view over the lake's pages, read by each of host_samples' three reads: never held
+pages_flagged as {{ not_materialized() }} (
     select * from {{ ref('int_page_annotations_flagged') }}
 ),
 
@@ -17,9 +18,9 @@ dataset_signals as (
     select * from {{ ref('int_dataset_signals') }}
 ),
 
--- Each page's sample keys, one md5 per seed, computed before the windows sort by them
--- (macro sample_keys).
-pages_keyed as (
+-- Each page's sample keys, one md5 per seed (macro sample_keys). Read three times by
+-- host_samples: recomputed, never held (the keys of every page would fill the disk).
+pages_keyed as {{ not_materialized() }} (
     select
         {{ sample_keys('pages_flagged.page_key') }}
         dataset_signals.dataset_id,
@@ -39,18 +40,6 @@ pages_keyed as (
     where pages_flagged.crawl = '{{ var("fullcrawl_crawl") }}'
 ),
 
--- Each page's place in its host's sample for each seed: position 1 is sampled first.
-pages_positioned as (
-    select
-        {{ sample_positions('pages_keyed') }}
-        pages_keyed.dataset_id,
-        pages_keyed.classifier_id,
-        pages_keyed.host_id,
-        pages_keyed.score,
-        pages_keyed.is_hq
-    from pages_keyed
-),
-
-host_samples as {{ host_samples('pages_positioned') }}
+host_samples as {{ host_samples('pages_keyed') }}
 
 select * from host_samples
