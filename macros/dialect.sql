@@ -187,6 +187,21 @@
 {% macro spark__materialized() -%}
 {%- endmacro %}
 
+{# after(relation): a `where` clause that holds a query back until `relation` (a
+   materialized CTE) is written: DuckDB otherwise runs the pipelines of independent CTEs
+   at once (macro host_samples). Spark recomputes a CTE at each reference and runs one
+   stage at a time anyway: nothing. #}
+{% macro after(relation) -%}
+    {{ return(adapter.dispatch('after')(relation)) }}
+{%- endmacro %}
+
+{% macro default__after(relation) -%}
+    where (select count(*) from {{ relation }}) >= 0
+{%- endmacro %}
+
+{% macro spark__after(relation) -%}
+{%- endmacro %}
+
 {# star_exclude(relation, columns): every column of relation but those. #}
 {% macro star_exclude(relation, columns) -%}
     {{ return(adapter.dispatch('star_exclude')(relation, columns)) }}

@@ -59,9 +59,9 @@
         ),
 
         -- Each seed's candidates in its order, and per host their summary. One seed at
-        -- a time: each seed's pages wait for the previous seed's summary (a scalar
-        -- subquery on it), so that one window holds memory at a time; DuckDB otherwise
-        -- runs the five windows at once, past the 8 GB spill cap at 200M pages.
+        -- a time (macro after): each seed's pages wait for the previous seed's summary,
+        -- so that one window holds memory at a time; DuckDB otherwise runs the five
+        -- windows at once, past the 8 GB spill cap at 200M pages.
         {%- for seed in seeds %}
         candidates_positioned_{{ seed }} as (
             select
@@ -81,7 +81,7 @@
                 inner join host_pages
                     on {{ columns_match(pages, 'host_pages', ids) }}
                 {%- if not loop.first %}
-                    where (select count(*) from candidate_samples_{{ seed - 1 }}) >= 0
+                    {{ after('candidate_samples_' ~ (seed - 1)) }}
                 {%- endif %}
             ) as seed_pages
             where
