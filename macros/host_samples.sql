@@ -231,24 +231,12 @@
 
 {#- sample_keys(page_id): a page's sample key for every seed s,
     md5(page_id || ':' || s) as a number (docs/definitions.md §4.0), as columns
-    sample_key_<s>, each followed by a comma. sample_positions(keyed): from a relation
-    with host_id and those keys, each page's place in its host's sample for every seed
-    (1 is sampled first), as sample_position_<s>, each followed by a comma. Keys as
-    columns before the windows: a window's sort carries its input's columns, which would
-    hold the long page ids to hash for the next one. -#}
+    sample_key_<s>, each followed by a comma: as columns before the windows (macro
+    host_samples) sort by them. -#}
 {% macro sample_keys(page_id) -%}
     {#- `| int`: the linter renders var() as the var's name -#}
     {%- for seed in range(1, (var('sample_seeds') | int) + 1) %}
         {{ md5_number(page_id ~ " || ':" ~ seed ~ "'") }} as sample_key_{{ seed }},
-    {%- endfor %}
-{%- endmacro %}
-
-{% macro sample_positions(keyed) -%}
-    {%- for seed in range(1, (var('sample_seeds') | int) + 1) %}
-        row_number() over (
-            partition by {{ keyed }}.host_id
-            order by {{ keyed }}.sample_key_{{ seed }}
-        )::integer as sample_position_{{ seed }},
     {%- endfor %}
 {%- endmacro %}
 
