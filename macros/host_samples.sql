@@ -16,7 +16,9 @@
     fewer than its first pages were kept (about 4e-11 per host and seed at 64 candidates
     and 20 first pages): those host × seeds are sampled again from all their pages (on
     DuckDB a pass that is skipped when there are none). Sorting every page of every host
-    in five orders passed the 8 GB spill cap at 200M pages (docs/performance.md).
+    in five orders passed the 8 GB spill cap at 200M pages (docs/performance.md). Each
+    seed's summaries meet the host counts on their own (the summaries of all five seeds in
+    one join, beside the five held, passed the cap at 400M).
     Positions stay out of any `where`: DuckDB would turn the windows into a top-n aggregate
     per host, which holds every host's first pages at once. `pages` is read once per seed
     and twice more: the caller holds it or marks it not_materialized. A parenthesised
@@ -94,29 +96,36 @@
             {{- first_sampled_summary(positioned, mask_positions) }},
         {%- endfor %}
 
-        candidate_samples as (
-            {%- for seed in seeds %}
-                select * from candidate_samples_{{ seed }}
-                {{ 'union all' if not loop.last }}
-            {%- endfor %}
+        -- Per seed, each host's counts beside its candidates' summary and whether they
+        -- held the host's first pages (complete; not when it had no candidate at all).
+        -- Seed by seed, so that each join's hash table holds one seed's summaries.
+        {%- for seed in seeds %}
+        counted_samples_{{ seed }} as (
+            select
+                {{ qualified_columns('host_pages', ids) }},
+                host_pages.page_count,
+                host_pages.hq_page_count,
+                {{ seed }} as sample_seed,
+                candidates.hq_sample_mask,
+                candidates.depth_sample_score_mean,
+                coalesce(candidates.first_pages_positioned, 0)
+                >= least(host_pages.page_count, {{ mask_positions }}) as is_complete
+            from host_pages
+            left join candidate_samples_{{ seed }} as candidates
+                on {{ columns_match('host_pages', 'candidates', ids) }}
         ),
+        {%- endfor %}
 
         -- The host × seeds whose candidates missed some of the first pages.
         short_samples as (
-            select
-                {{ qualified_columns('host_pages', ids) }},
-                host_seeds.sample_seed
-            from host_pages
-            cross join (
-                select {{ unnest_values(seeds, 'integer') }} as sample_seed
-            ) as host_seeds
-            left join candidate_samples
-                on
-                    {{ columns_match('host_pages', 'candidate_samples', ids) }}
-                    and host_seeds.sample_seed = candidate_samples.sample_seed
-            where
-                coalesce(candidate_samples.first_pages_positioned, 0)
-                < least(host_pages.page_count, {{ mask_positions }})
+            {%- for seed in seeds %}
+                select
+                    {{ qualified_columns('counted_samples_' ~ seed, ids) }},
+                    counted_samples_{{ seed }}.sample_seed
+                from counted_samples_{{ seed }}
+                where not counted_samples_{{ seed }}.is_complete
+                {{ 'union all' if not loop.last }}
+            {%- endfor %}
         ),
 
         -- Their samples again, from all the host's pages.
@@ -146,32 +155,33 @@
                     and short_pages.sample_seed = short_samples.sample_seed
         ),
 
-        samples as (
-            select candidate_samples.*
-            from candidate_samples
-            anti join short_samples
-                on
-                    {{ columns_match('candidate_samples', 'short_samples', ids) }}
-                    and candidate_samples.sample_seed = short_samples.sample_seed
+        resampled as {{ first_sampled_summary('short_pages_positioned', mask_positions) }}
+
+        {%- for seed in seeds %}
+            select
+                ---------- ids
+                {{ qualified_columns('counted_samples_' ~ seed, ids) }},
+
+                ---------- numerics
+                counted_samples_{{ seed }}.page_count,
+                counted_samples_{{ seed }}.hq_page_count,
+                counted_samples_{{ seed }}.sample_seed,
+                counted_samples_{{ seed }}.hq_sample_mask,
+                counted_samples_{{ seed }}.depth_sample_score_mean
+            from counted_samples_{{ seed }}
+            where counted_samples_{{ seed }}.is_complete
             union all
-            select *
-            from {{ first_sampled_summary('short_pages_positioned', mask_positions) }}
-        )
-
+        {%- endfor %}
         select
-            ---------- ids
             {{ qualified_columns('host_pages', ids) }},
-
-            ---------- numerics
             host_pages.page_count,
             host_pages.hq_page_count,
-            samples.sample_seed,
-            samples.hq_sample_mask,
-            samples.depth_sample_score_mean
-
+            resampled.sample_seed,
+            resampled.hq_sample_mask,
+            resampled.depth_sample_score_mean
         from host_pages
-        inner join samples
-            on {{ columns_match('host_pages', 'samples', ids) }}
+        inner join resampled
+            on {{ columns_match('host_pages', 'resampled', ids) }}
     )
 {%- endmacro %}
 -- noqa: enable=LT02
