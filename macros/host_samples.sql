@@ -98,9 +98,10 @@
 
         -- Per seed, each host's counts beside its candidates' summary and whether they
         -- held the host's first pages (complete; not when it had no candidate at all).
-        -- Seed by seed, so that each join's hash table holds one seed's summaries.
+        -- Seed by seed, so that each join's hash table holds one seed's summaries; joined
+        -- again at each of its two reads rather than held (5.75M rows a seed at 400M).
         {%- for seed in seeds %}
-        counted_samples_{{ seed }} as (
+        counted_samples_{{ seed }} as {{ not_materialized() }} (
             select
                 {{ qualified_columns('host_pages', ids) }},
                 host_pages.page_count,
@@ -116,8 +117,9 @@
         ),
         {%- endfor %}
 
-        -- The host × seeds whose candidates missed some of the first pages.
-        short_samples as (
+        -- The host × seeds whose candidates missed some of the first pages. Held: DuckDB
+        -- then knows it small and builds the resample's joins on it, not on the pages.
+        short_samples as {{ materialized() }} (
             {%- for seed in seeds %}
                 select
                     {{ qualified_columns('counted_samples_' ~ seed, ids) }},
