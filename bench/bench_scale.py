@@ -31,7 +31,16 @@ bench folder's size every 2 s and stops the point if it passes ``--budget``. The
 follows the points measured so far with the same vars (``disk_need``): a fixed part and a part
 per host (per URL row) through the two largest, 15% over it.
 
+Where Spark takes over: ``--engine spark`` builds the same models with dbt-spark (.venv-spark,
+``local[2]``, a ``--spark-memory`` driver heap, Spark's spill in ``SPARK_LOCAL_DIRS`` under the
+bench's folder) and keys the point ``… on spark``, its own curve. ``--compare`` then also builds
+on DuckDB over the same lake and compares every mart of the two builds row by row (numbers to
+1e-9); ``--reference`` adds RQ3's and RQ4's marts against ``reference/`` (numpy, pandas,
+scipy). A difference fails the point.
+
     timeout 10800 .venv/bin/python bench/bench_scale.py --points host:0.125 host:0.25
+    timeout 7200 .venv/bin/python bench/bench_scale.py --engine spark --compare --reference \
+        --points host:0.015625 --vars '{"plan_constraint_costs": false}'
     .venv/bin/python bench/bench_scale.py --report   # the results file's curves, no run
 """
 
@@ -154,10 +163,15 @@ def parse_point(text: str) -> tuple[str, float]:
     return kind, number * scale
 
 
-def point_key(kind: str, value: float, variables: dict | None = None) -> str:
-    """``host:0.125``, ``url:50000000``; with dbt vars, ``host:0.25 {"var": value}``."""
+def point_key(
+    kind: str, value: float, variables: dict | None = None, engine: str = "duckdb"
+) -> str:
+    """``host:0.125``, ``url:50000000``; with dbt vars, ``host:0.25 {"var": value}``; built on
+    Spark, ``host:0.125 on spark``."""
     key = f"host:{value:g}" if kind == "host" else f"url:{int(value)}"
-    return f"{key} {json.dumps(variables, sort_keys=True)}" if variables else key
+    if variables:
+        key = f"{key} {json.dumps(variables, sort_keys=True)}"
+    return key if engine == "duckdb" else f"{key} on {engine}"
 
 
 def run(command: list[str], log: Path, label: str, watch: DiskWatch) -> dict:
@@ -267,14 +281,15 @@ def measure_point(
     fraction = value if kind == "host" else args.url_fraction
     url_rows = int(value) if kind == "url" else 0
     hosts = hosts_of(fraction)
-    label = point_key(kind, value, args.vars)
+    label = point_key(kind, value, args.vars, args.engine)
     spill = int(args.spill_limit * GB)
     need = disk_need(kind, hosts, url_rows, spill, measured)
+    if args.compare:  # two warehouses of the same lake
+        need *= 2
     need -= folder_bytes(work / "inputs" / f"hosts-{hosts}")  # cached inputs: written already
     check_disk(work, max(need, 0), int(args.budget * GB), int(args.min_free * GB), label)
-    folder = point_key(kind, value).replace(":", "-") + "".join(
-        f"-{name}={setting}" for name, setting in sorted(args.vars.items())
-    )
+    folder = point_key(kind, value, engine=args.engine).replace(":", "-").replace(" ", "-")
+    folder += "".join(f"-{name}={setting}" for name, setting in sorted(args.vars.items()))
     home, logs = work / "home", work / "logs" / folder
     shutil.rmtree(home, ignore_errors=True)
     logs.mkdir(parents=True, exist_ok=True)
@@ -316,37 +331,168 @@ def measure_point(
         figures["lake_gb"] = round(gb(folder_bytes(lake)), 2)
         os.environ["HOSTAWARE_MEMORY_LIMIT"] = args.memory_limit
         os.environ["HOSTAWARE_MAX_TEMP_SIZE"] = f"{args.spill_limit:g}GB"
-        warehouse = home / "warehouse.duckdb"
-        build = dbt.timed_build(
-            home, warehouse, logs, "build", select=SELECT[kind], variables=args.vars
-        )
-        if watch.over.is_set():
-            raise SystemExit(f"{label}: the bench's folder passed the disk budget; stopped")
-        if build["unbuilt"] or build["code"] != 0:
-            tail = build["log"].read_text()[-6000:]
-            raise SystemExit(f"{label}: dbt build failed: {build['unbuilt']}\n{tail}")
-        figures["build"] = {
-            "seconds": round(build["seconds"], 2),
-            "peak_gb": round(gb(build["peak"]), 2),
-            "dbt_elapsed": round(build["elapsed"], 2),
-            "slowest": [
-                {"node": node["node"], "seconds": round(node["seconds"], 2)}
-                for node in build["nodes"][: args.top]
-            ],
-        }
+        build = build_point(args.engine, kind, home, logs, args, label, watch)
+        figures["engine"] = args.engine
+        figures["build"] = build_figures(build, args.top)
         figures["warehouse_gb"] = round(gb(folder_bytes(home) - folder_bytes(lake)), 2)
         figures["exports_gb"] = round(gb(folder_bytes(logs / "exports-build")), 2)
-        with duckdb.connect(str(warehouse), read_only=True) as connection:
-            figures["rows"] = {
-                table: connection.sql(f"select count(*) from {table}").fetchall()[0][0]
-                for table in COUNTED[kind]
-            }
+        figures["rows"] = counted_rows(args.engine, build["warehouse"], kind)
+        if args.compare:
+            figures.update(compare_point(kind, build, home, logs, args, label, watch))
     figures["disk_peak_gb"] = round(gb(watch.peak), 2)
     figures["seconds"] = round(time.perf_counter() - started, 2)
     figures["machine"] = {"cores": os.cpu_count(), "memory_limit": args.memory_limit}
+    if args.engine == "spark":
+        figures["machine"] |= {
+            "spark_master": "local[2]",
+            "spark_driver_memory": args.spark_memory,
+            "shuffle_partitions": args.shuffle_partitions,
+        }
     figures["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     shutil.rmtree(home, ignore_errors=True)
-    shutil.rmtree(logs / "exports-build", ignore_errors=True)
+    for name in ("build", "duckdb"):
+        shutil.rmtree(logs / f"exports-{name}", ignore_errors=True)
+    return figures
+
+
+def build_point(
+    engine: str, kind: str, home: Path, logs: Path, args: argparse.Namespace, label: str, watch
+) -> dict:
+    """The point's ``dbt build`` on ``engine`` (its curve's models, no tests) into a fresh
+    warehouse under ``home``: DuckDB's file, or Spark's folder with Spark's spill
+    (``SPARK_LOCAL_DIRS``) beside it. Returns ``dbt.timed_build``'s figures."""
+    name = "build" if engine == args.engine else engine
+    environment = {}
+    warehouse = home / "warehouse.duckdb"
+    if engine == "spark":
+        warehouse = home / "spark-warehouse"
+        (home / "spark-local").mkdir(parents=True, exist_ok=True)
+        environment = {
+            "HOSTAWARE_SPARK_DRIVER_MEMORY": args.spark_memory,
+            "HOSTAWARE_SPARK_SHUFFLE_PARTITIONS": str(args.shuffle_partitions),
+            "SPARK_LOCAL_DIRS": str(home / "spark-local"),
+        }
+    build = dbt.timed_build(
+        home,
+        warehouse,
+        logs,
+        name,
+        select=SELECT[kind],
+        variables=args.vars,
+        engine=engine,
+        environment=environment,
+    )
+    if watch.over.is_set():
+        raise SystemExit(f"{label}: the bench's folder passed the disk budget; stopped")
+    if build["unbuilt"] or build["code"] != 0:
+        tail = build["log"].read_text()[-6000:]
+        raise SystemExit(f"{label}: dbt build ({engine}) failed: {build['unbuilt']}\n{tail}")
+    return build
+
+
+def build_figures(build: dict, top: int) -> dict:
+    """A build's wall seconds, peak memory, dbt's own seconds and its slowest nodes."""
+    return {
+        "seconds": round(build["seconds"], 2),
+        "peak_gb": round(gb(build["peak"]), 2),
+        "dbt_elapsed": round(build["elapsed"], 2),
+        "slowest": [
+            {"node": node["node"], "seconds": round(node["seconds"], 2)}
+            for node in build["nodes"][:top]
+        ],
+    }
+
+
+def spark_relation(warehouse: Path, table: str) -> str:
+    """A table of a Spark warehouse folder as DuckDB reads it (per-crawl tables are
+    partitioned: their files under crawl=<id>/)."""
+    folder = warehouse / "hostaware.db" / table
+    return f"read_parquet('{folder}/**/*.parquet', hive_partitioning = true)"
+
+
+def counted_rows(engine: str, warehouse: Path, kind: str) -> dict[str, int]:
+    """The rows of the curve's counted tables; on Spark, of those that are tables (its
+    staging models are views in its metastore, which DuckDB cannot read)."""
+    with duckdb.connect(":memory:" if engine == "spark" else str(warehouse), read_only=False) as c:
+        if engine == "duckdb":
+            tables = {table: table for table in COUNTED[kind]}
+        else:
+            tables = {
+                table: spark_relation(warehouse, table)
+                for table in COUNTED[kind]
+                if (warehouse / "hostaware.db" / table).is_dir()
+            }
+        return {
+            table: c.sql(f"select count(*) from {relation}").fetchall()[0][0]
+            for table, relation in tables.items()
+        }
+
+
+def compare_point(
+    kind: str, build: dict, home: Path, logs: Path, args: argparse.Namespace, label: str, watch
+) -> dict:
+    """The same models built on DuckDB over the same lake, and every mart of the two builds
+    compared row by row (tests/warehouse/test_spark_matches_duckdb.py's comparison: text and
+    flags exactly, numbers to 1e-9 of max(1, |value|)); with ``--reference``, RQ3's and
+    RQ4's marts against ``reference/`` (numpy, pandas, scipy; bench_marts_rq34.py's run and
+    comparison). Raises ``SystemExit`` when anything differs."""
+    from tests.warehouse.test_spark_matches_duckdb import differing_columns
+
+    duck = build_point("duckdb", kind, home, logs, args, label, watch)
+    marts = sorted(
+        node["node"].split(" ", 1)[1]
+        for node in build["nodes"]
+        if node["node"].startswith("model ")
+        and any((PROJECT / "models" / "marts").rglob(node["node"].split(" ", 1)[1] + ".sql"))
+    )
+    compared: dict = {"duckdb_build": build_figures(duck, args.top), "compared_marts": {}}
+    problems = []
+    with duckdb.connect(str(duck["warehouse"]), read_only=True) as warehouse:
+        for mart in marts:
+            # a cursor per mart: the comparison leaves its last result unfetched
+            connection = warehouse.cursor()
+            relation = spark_relation(build["warehouse"], mart)
+            rows = connection.sql(f"select count(*) from {mart}").fetchall()[0][0]
+            spark_rows = connection.sql(f"select count(*) from {relation}").fetchall()[0][0]
+            differing = differing_columns(connection, mart, relation) if rows == spark_rows else {}
+            compared["compared_marts"][mart] = {"rows": rows, "spark_rows": spark_rows}
+            if rows != spark_rows or differing:
+                problems.append(
+                    f"{mart}: {rows} rows on DuckDB, {spark_rows} on Spark; {differing}"
+                )
+    if args.reference:
+        compared["reference"] = reference_point(kind, duck["warehouse"], home, logs, problems)
+    if problems:
+        (logs / "compare.txt").write_text("\n".join(problems))
+        raise SystemExit(f"{label}: the engines differ:\n" + "\n".join(problems)[-6000:])
+    return compared
+
+
+def reference_point(kind: str, warehouse: Path, home: Path, logs: Path, problems: list) -> dict:
+    """RQ4's marts (and for URL points RQ3's) computed by ``reference/`` from the lake, in a
+    child process per part, compared with the DuckDB warehouse; what differs is appended to
+    ``problems``. Returns each part's seconds, peak memory and compared rows."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_marts_rq34 as rq34
+
+    from reference.compare_parquet import compare_parquet
+
+    figures = {}
+    for part in ["rq4", "rq3"] if kind == "url" else ["rq4"]:
+        run = rq34.run_reference(home, logs, part)
+        tables = {table: rq34.TABLES[table] for table in rq34.MARTS[part]}
+        rows = compare_parquet(warehouse, run["out"], tables, logs, rq34.PARTITIONS)
+        figures[part] = {
+            "seconds": round(run["seconds"], 2),
+            "peak_gb": round(gb(run["peak"]), 2),
+            "tables": {row["table"]: row.get("rows") for row in rows},
+        }
+        for row in rows:
+            counts = ("only_dbt", "only_reference", "null_mismatches", "exact_mismatches")
+            # examples: rows whose numbers differ by more than 1e-9 relative
+            if row["problems"] or row["examples"] or any(row.get(key) for key in counts):
+                problems.append(f"reference {row['table']}: {row}")
+        shutil.rmtree(run["out"], ignore_errors=True)
     return figures
 
 
@@ -361,23 +507,27 @@ def read_results(path: Path) -> dict[str, dict]:
     return results
 
 
+def setting_of(row: dict) -> str:
+    """A point's dbt vars and engine, as the text that groups points into one curve."""
+    engine = {"engine": row.get("engine", "duckdb")}
+    return json.dumps({**row.get("vars", {}), **engine}, sort_keys=True)
+
+
 def report(results: dict[str, dict]) -> list[str]:
     """Each curve: rows, wall seconds and peak memory per point, and the ratio per doubling."""
     lines = []
-    settings = sorted({json.dumps(row.get("vars", {}), sort_keys=True) for row in results.values()})
+    settings = sorted({setting_of(row) for row in results.values()})
     for (kind, size), setting in itertools.product(
         (("host", "hosts"), ("url", "url_rows")), settings
     ):
         points = [
-            row
-            for row in results.values()
-            if row["kind"] == kind and json.dumps(row.get("vars", {}), sort_keys=True) == setting
+            row for row in results.values() if row["kind"] == kind and setting_of(row) == setting
         ]
         points.sort(key=lambda row: row[size])
         if not points:
             continue
-        if setting != "{}":
-            lines.append(f"with vars {setting}:")
+        if setting != '{"engine": "duckdb"}':
+            lines.append(f"with {setting}:")
         lines.append(
             f"{kind} level: {size:>12} | generate s | ingest s | build s | build peak GB | "
             f"lake GB | warehouse GB | disk peak GB | build × per doubling"
@@ -443,8 +593,30 @@ def main(argv: list[str] | None = None) -> int:
         help="dbt vars of the build, as JSON ('{\"plan_constraint_costs\": false}' plans one "
         "way, as at a real crawl's size); part of each point's key",
     )
+    parser.add_argument(
+        "--engine",
+        choices=["duckdb", "spark"],
+        default="duckdb",
+        help="build on DuckDB, or on Spark local[2] (dbt-spark from .venv-spark); part of the key",
+    )
+    parser.add_argument("--spark-memory", default="12g", help="Spark's driver heap (local mode)")
+    parser.add_argument("--shuffle-partitions", type=int, default=16, help="Spark's")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="on Spark: also build on DuckDB over the same lake and compare every mart",
+    )
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="with --compare: RQ3's and RQ4's marts against reference/ (numpy, pandas) too",
+    )
     parser.add_argument("--report", action="store_true", help="print the results file only")
     args = parser.parse_args(argv)
+    if args.compare and args.engine != "spark":
+        parser.error("--compare compares a Spark build with DuckDB's: use it with --engine spark")
+    if args.reference and not args.compare:
+        parser.error("--reference needs --compare")
     limit = args.memory_limit.upper().removesuffix("B").removesuffix("G")
     if not limit.replace(".", "").isdigit() or float(limit) > MAX_MEMORY_GB:
         parser.error(f"--memory-limit is a size in GB of at most {MAX_MEMORY_GB}GB")
@@ -455,7 +627,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report:
         print(f"bench_scale: {args.work} (project {PROJECT}), {os.cpu_count()} cores")
         for index, (kind, value) in enumerate(args.points):
-            key = point_key(kind, value, args.vars)
+            key = point_key(kind, value, args.vars, args.engine)
             if key in results and not args.again:
                 print(f"{key}: measured already ({results[key]['measured_at']}); --again redoes")
                 continue
@@ -465,7 +637,11 @@ def main(argv: list[str] | None = None) -> int:
                 (v if k == "host" else args.url_fraction) == fraction for k, v in later
             )
             try:
-                alike = [row for row in results.values() if row.get("vars", {}) == args.vars]
+                alike = [  # a point's disk follows the DuckDB points of its vars
+                    row
+                    for row in results.values()
+                    if row.get("vars", {}) == args.vars and row.get("engine", "duckdb") == "duckdb"
+                ]
                 figures = measure_point(kind, value, args, keep, alike)
             except SystemExit as failure:  # kept for the record; the point is tried again
                 with (args.work / "failures.jsonl").open("a") as handle:

@@ -31,10 +31,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's packages
-from hostaware.dbt import DBT, measure
+from hostaware.dbt import DBT, SPARK_DBT, measure
 from hostaware.paths import PROJECT, dbt_env
 
-SPARK_DBT = PROJECT / ".venv-spark" / "bin" / "dbt"
 KENDALL = [
     "int_centrality_quality_hosts_weighted",  # Spark only
     "int_centrality_quality_kendall",  # DuckDB (Python)

@@ -9,7 +9,8 @@ caller turns into one), and on Linux the kernel kills it when the caller is kill
 ``measure`` runs a command (a benchmark's dbt build) with its output to a file and reports its
 wall time and the peak memory of its process tree (``measure_worker``: of a bench's child
 process that hands back a pickled result); ``node_results`` reads a build's per-node
-times; ``timed_build`` is the benches' one measured ``dbt build`` into a fresh warehouse.
+times; ``timed_build`` is the benches' one measured ``dbt build`` into a fresh warehouse, on
+DuckDB or on Spark.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from hostaware.paths import PROFILES_DIR, PROJECT, dbt_env
 
 __all__ = [
     "DBT",
+    "SPARK_DBT",
     "DbtError",
     "Measured",
     "executable",
@@ -40,8 +42,9 @@ __all__ = [
     "timed_build",
 ]
 
-# The project's dbt (its .venv).
+# The project's dbt (its .venv), and dbt-spark's (.venv-spark: `make spark-venv`).
 DBT = PROJECT / ".venv" / "bin" / "dbt"
+SPARK_DBT = PROJECT / ".venv-spark" / "bin" / "dbt"
 
 _PR_SET_PDEATHSIG = 1  # prctl(2) option: the signal a process gets when its parent dies
 
@@ -292,8 +295,16 @@ def timed_build(
     threads: int | None = None,
     fresh: bool = True,
     variables: Mapping[str, object] | None = None,
+    engine: str = "duckdb",
+    environment: Mapping[str, str] | None = None,
 ) -> dict:
     """One measured ``dbt build`` of ``home``'s lake into a fresh ``warehouse`` (deleted first).
+
+    ``engine`` "spark" builds with dbt-spark from .venv-spark (the ``spark`` target, Spark in
+    dbt's process): ``warehouse`` is then the Spark warehouse folder
+    (``HOSTAWARE_SPARK_WAREHOUSE``, its Derby metastore inside) and Spark logs errors only
+    (``SPARK_CONF_DIR`` spark-conf/, unless set); ``environment`` adds variables to dbt's
+    (Spark's driver memory, shuffle partitions, ``SPARK_LOCAL_DIRS``).
 
     ``select``, ``exclude``: dbt selectors (every node when ``select`` is empty); ``variables``:
     dbt vars (``--vars``) over the project's; ``fresh``
@@ -306,7 +317,11 @@ def timed_build(
     ``elapsed``, ``nodes`` and ``unbuilt`` (``node_results``), ``target`` and ``log``: whether a
     failed test or an unbuilt model stops the bench is the caller's choice.
     """
-    if fresh:
+    if engine not in ("duckdb", "spark"):
+        raise ValueError(f"engine is duckdb or spark, not {engine!r}")
+    if fresh and engine == "spark":
+        shutil.rmtree(warehouse, ignore_errors=True)
+    elif fresh:
         for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
             path.unlink(missing_ok=True)
     target, log = work / f"target-{name}", work / f"dbt-{name}.log"
@@ -314,6 +329,11 @@ def timed_build(
     env = {**os.environ, **dbt_env(home, warehouse, exports=work / f"exports-{name}")}
     env |= {"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_LOG_PATH": str(work / f"logs-{name}")}
     command = [executable(), "build", "--target", "dev", "--target-path", str(target)]
+    if engine == "spark":
+        env |= {"HOSTAWARE_SPARK_WAREHOUSE": str(warehouse)}
+        env.setdefault("SPARK_CONF_DIR", str(PROJECT / "spark-conf"))
+        command[:4] = [str(SPARK_DBT), "build", "--target", "spark"]
+    env |= dict(environment or {})
     if select:
         command += ["--select", *select]
     if exclude:

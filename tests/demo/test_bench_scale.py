@@ -63,3 +63,64 @@ def test_a_points_key_names_its_vars():
     assert bench_scale.point_key("url", 5e7) == "url:50000000"
     key = bench_scale.point_key("host", 0.25, {"plan_constraint_costs": False})
     assert key == 'host:0.25 {"plan_constraint_costs": false}'
+    assert bench_scale.point_key("url", 5e7, None, "spark") == "url:50000000 on spark"
+    key = bench_scale.point_key("host", 0.25, {"plan_constraint_costs": False}, "spark")
+    assert key == 'host:0.25 {"plan_constraint_costs": false} on spark'
+
+
+def _measured(point: str, kind: str, size: int, seconds: float, engine: str | None) -> dict:
+    row = {
+        "point": point,
+        "kind": kind,
+        "hosts": size,
+        "url_rows": 0,
+        "generate": {"seconds": 1.0},
+        "ingest": {"host_index": {"seconds": 1.0}},
+        "build": {"seconds": seconds, "peak_gb": 1.0},
+        "lake_gb": 1.0,
+        "warehouse_gb": 1.0,
+        "disk_peak_gb": 1.0,
+    }
+    return row if engine is None else {**row, "engine": engine}
+
+
+def test_the_report_keeps_each_engine_on_its_own_curve():
+    """A Spark point is never the doubling of a DuckDB point (results written before the
+    engine was recorded are DuckDB's)."""
+    results = {
+        row["point"]: row
+        for row in (
+            _measured("host:0.01", "host", 1_000_000, 10.0, None),
+            _measured("host:0.02", "host", 2_000_000, 20.0, "duckdb"),
+            _measured("host:0.01 on spark", "host", 1_000_000, 100.0, "spark"),
+            _measured("host:0.02 on spark", "host", 2_000_000, 300.0, "spark"),
+        )
+    }
+    lines = bench_scale.report(results)
+    spark = lines.index('with {"engine": "spark"}:')
+    duck_lines, spark_lines = lines[:spark], lines[spark:]
+    assert [line.split()[0] for line in duck_lines[1:]] == ["host:0.01", "host:0.02"]
+    assert duck_lines[-1].endswith("2.00×")
+    assert "host:0.01 on spark" in spark_lines[2] and spark_lines[-1].endswith("3.00×")
+
+
+def test_spark_rows_are_counted_from_its_table_folders(tmp_path: Path):
+    """dbt-spark writes a table as Parquet under <warehouse>/hostaware.db/<table>/, a
+    per-crawl one under crawl=<id>/; its views (staging) have no folder and are not counted."""
+    import duckdb
+
+    folder = tmp_path / "hostaware.db"
+    (folder / "fct_host_crawls" / "crawl=CC-MAIN-2024-10").mkdir(parents=True)
+    (folder / "int_plan_hosts").mkdir(parents=True)
+    with duckdb.connect() as connection:
+        connection.execute(
+            f"copy (select range as host_id from range(7)) to "
+            f"'{folder}/fct_host_crawls/crawl=CC-MAIN-2024-10/part-0.parquet'"
+        )
+        for part in range(2):
+            connection.execute(
+                f"copy (select range as host_id from range(3)) to "
+                f"'{folder}/int_plan_hosts/part-{part}.parquet'"
+            )
+    rows = bench_scale.counted_rows("spark", tmp_path, "host")
+    assert rows == {"fct_host_crawls": 7, "int_plan_hosts": 6}
