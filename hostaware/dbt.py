@@ -328,12 +328,13 @@ def timed_build(
     shutil.rmtree(target, ignore_errors=True)  # no run_results.json of an earlier build
     env = {**os.environ, **dbt_env(home, warehouse, exports=work / f"exports-{name}")}
     env |= {"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_LOG_PATH": str(work / f"logs-{name}")}
-    command = [executable(), "build", "--target", "dev", "--target-path", str(target)]
+    dbt, profile_target = executable(), "dev"
     if engine == "spark":
+        dbt, profile_target = str(SPARK_DBT), "spark"
         env |= {"HOSTAWARE_SPARK_WAREHOUSE": str(warehouse)}
         env.setdefault("SPARK_CONF_DIR", str(PROJECT / "spark-conf"))
-        command[:4] = [str(SPARK_DBT), "build", "--target", "spark"]
     env |= dict(environment or {})
+    command = [dbt, "build", "--target", profile_target, "--target-path", str(target)]
     if select:
         command += ["--select", *select]
     if exclude:
