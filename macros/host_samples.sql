@@ -259,8 +259,10 @@
    pages for every k): the carried columns, host_set_id, sample_size, sample_density (the
    first k sampled pages' HQ share) and remaining_density (the pages left's). The k-sample
    correlations' pairs and their bootstrap's hosts both come from it, so a host's
-   densities are the same doubles in both. #}
-{% macro k_sample_densities(rows, carried) -%}
+   densities are the same doubles in both. `sample_sizes`, a list, keeps those k only. #}
+{% macro k_sample_densities(rows, carried, sample_sizes=none) -%}
+    {%- set all_sizes = range(1, (var('sample_size_max') | int) + 1) %}
+    {%- set sample_sizes = sample_sizes or all_sizes %}
     (
         with
 
@@ -270,8 +272,7 @@
 
         sample_sizes as (
             select
-                {{ unnest_values(range(1, (var('sample_size_max') | int) + 1), 'integer') }}
-                    as sample_size
+                {{ unnest_values(sample_sizes, 'integer') }} as sample_size
         ),
 
         sample_hq as (

@@ -43,7 +43,8 @@
    (docs/definitions.md B, "Rank statistics"): psi_h = (G_h - C_ab (F_h / C_aa + H_h /
    C_bb) / 2) / sqrt(C_aa C_bb), a and b the mid-ranks less 1/2 of x and y, C their sums
    of (co)squares about n / 2 and G, F, H those sums' derivatives. Three sorts: by x
-   (a), by y (b, and a summed in y's order), by x again (b summed in x's order); a sum
+   (a), by y (b, and a summed in y's order), by x again (b summed in x's order), then
+   the C sums over each group beside its rows; a sum
    of a rank over its own order is a function of counts (the ranks up to c sum to c^2 /
    2). With `weight`, a row stands for that many hosts alike (the same x and y): counts
    become sums of the weight, and `influence` is each of its hosts' (the row's total is
@@ -51,12 +52,6 @@
 {% macro spearman_influence(name, pairs, groups, keys, x, y, weight=none) -%}
     {%- set partition = 'partition by ' ~ groups | join(', ') -%}
     {%- set carried = (groups + keys) | join(', ') -%}
-    {%- set on_groups = [] -%}
-    {%- for column in groups -%}
-        {%- do on_groups.append(
-            name ~ '_terms.' ~ column ~ ' = ' ~ name ~ '_moments.' ~ column
-        ) -%}
-    {%- endfor %}
     {#- where a row stands for `weight` hosts: its weight carried along, counts and the
         ties' counts its sums, and each rank summed times it -#}
     {%- set weighted = weight is not none -%}
@@ -164,35 +159,31 @@
 ),
 
 -- C_aa = sum a^2 - n^3 / 4 (and so on): the ranks' sums of squares about their mean
--- n / 2
+-- n / 2, beside each row (a window over its group, so that the terms are read once:
+-- read twice, DuckDB holds them to the query's end and Spark computes them twice)
 {{ name }}_moments as (
     select
-        {{ groups | join(', ') }},
-        sum({{ times }}power(x_rank, 2)) - power(any_value(host_count), 3) / 4
+        {{ carried }},
+        cross_term,
+        x_term,
+        y_term,
+        sum({{ times }}power(x_rank, 2)) over whole_group - power(host_count, 3) / 4
             as x_moment,
-        sum({{ times }}power(y_rank, 2)) - power(any_value(host_count), 3) / 4
+        sum({{ times }}power(y_rank, 2)) over whole_group - power(host_count, 3) / 4
             as y_moment,
-        sum({{ times }}x_rank * y_rank) - power(any_value(host_count), 3) / 4
+        sum({{ times }}x_rank * y_rank) over whole_group - power(host_count, 3) / 4
             as cross_moment
     from {{ name }}_terms
-    group by {{ groups | join(', ') }}
+    window whole_group as ({{ partition }})
 ),
 
 {{ name }} as (
     select
-        {{ name }}_terms.{{ (groups + keys) | join(', ' ~ name ~ '_terms.') }},
-        (
-            {{ name }}_terms.cross_term
-            - {{ name }}_moments.cross_moment / 2 * (
-                {{ name }}_terms.x_term / {{ name }}_moments.x_moment
-                + {{ name }}_terms.y_term / {{ name }}_moments.y_moment
-            )
-        )
-        / sqrt({{ name }}_moments.x_moment * {{ name }}_moments.y_moment) as influence
-    from {{ name }}_terms
-    inner join {{ name }}_moments
-        on {{ on_groups | join(' and ') }}
+        {{ carried }},
+        (cross_term - cross_moment / 2 * (x_term / x_moment + y_term / y_moment))
+        / sqrt(x_moment * y_moment) as influence
+    from {{ name }}_moments
     -- rho is undefined where either variable is constant in the group
-    where {{ name }}_moments.x_moment > 0 and {{ name }}_moments.y_moment > 0
+    where x_moment > 0 and y_moment > 0
 )
 {%- endmacro %}
