@@ -90,7 +90,9 @@
     window up_to as ({{ partition }} order by x_value)
 ),
 
--- sums of a over y <= y_h and over y >= y_h (ties included both ways)
+-- sums of a over y <= y_h and over y's ties with y_h (a over y >= y_h is n^2 / 2 less the
+-- first plus the second: a frame that ends at `unbounded following` Spark recomputes
+-- for every row, quadratic in the group)
 {{ name }}_by_y as (
     select
         {{ carried }}{{ carried_weight }},
@@ -103,18 +105,15 @@
         {{ y_ties }} as y_ties,
         {{ hosts }} over whole_group as host_count,
         sum({{ times }}(x_count_le - x_ties / 2)) over up_to as x_rank_le,
-        sum({{ times }}(x_count_le - x_ties / 2)) over from_here as x_rank_ge
+        sum({{ times }}(x_count_le - x_ties / 2)) over ties as x_rank_tied
     from {{ name }}_by_x
     window
         whole_group as ({{ partition }}),
         up_to as ({{ partition }} order by y_value),
-        from_here as (
-            {{ partition }} order by y_value
-            range between current row and unbounded following
-        )
+        ties as ({{ partition }} order by y_value {{ peers }})
 ),
 
--- sums of b over x <= x_h and over x >= x_h
+-- sums of b over x <= x_h and over x's ties with x_h
 {{ name }}_by_x_again as (
     select
         {{ carried }}{{ carried_weight }},
@@ -125,21 +124,18 @@
         y_ties,
         host_count,
         x_rank_le,
-        x_rank_ge,
+        x_rank_tied,
         y_count_le - y_ties / 2 as y_rank,
         sum({{ times }}(y_count_le - y_ties / 2)) over up_to as y_rank_le,
-        sum({{ times }}(y_count_le - y_ties / 2)) over from_here as y_rank_ge
+        sum({{ times }}(y_count_le - y_ties / 2)) over ties as y_rank_tied
     from {{ name }}_by_y
     window
         up_to as ({{ partition }} order by x_value),
-        from_here as (
-            {{ partition }} order by x_value
-            range between current row and unbounded following
-        )
+        ties as ({{ partition }} order by x_value {{ peers }})
 ),
 
--- sum_i K(x_h, x_i) v_i (K(s, t) = 1 if s < t, 1/2 if s = t) is (sum over x >= x_h -
--- sum over x <= x_h) / 2 + n^2 / 4 (either rank sums to n^2 / 2); for v = a itself,
+-- sum_i K(x_h, x_i) v_i (K(s, t) = 1 if s < t, 1/2 if s = t) is n^2 / 2 - (sum over
+-- x <= x_h) + (sum over x's ties) / 2 (either rank sums to n^2 / 2); for v = a itself,
 -- n^2 / 2 - c_le^2 / 2 + t a_h / 2.
 {{ name }}_terms as (
     select
@@ -147,10 +143,8 @@
         x_rank,
         y_rank,
         host_count,
-        x_rank * y_rank
-        + (y_rank_ge - y_rank_le) / 2
-        + (x_rank_ge - x_rank_le) / 2
-        - power(host_count, 2) / 4 as cross_term,
+        x_rank * y_rank + power(host_count, 2) - y_rank_le - x_rank_le
+        + (y_rank_tied + x_rank_tied) / 2 - 3 * power(host_count, 2) / 4 as cross_term,
         power(x_rank, 2) + power(host_count, 2) - power(x_count_le, 2)
         + x_ties * x_rank - 3 * power(host_count, 2) / 4 as x_term,
         power(y_rank, 2) + power(host_count, 2) - power(y_count_le, 2)
