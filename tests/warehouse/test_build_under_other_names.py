@@ -97,9 +97,7 @@ def _renamed_lake(source: Path, target: Path) -> None:
 @pytest.fixture(scope="module")
 def renamed_warehouse(tmp_path_factory: pytest.TempPathFactory, tiny_warehouse_path: Path) -> Path:
     original = tiny_warehouse_path
-    # under a key=value folder, as a lake's path may be (s3://…/run=3/): DuckDB reads such a
-    # folder anywhere in a path as a hive partition, which the published plan's views and
-    # the CSV copied from them must not gain as a column
+    # below a key=value folder (the module's docstring says why)
     home = tmp_path_factory.mktemp("other-names") / "batch=7" / "home"
     _renamed_lake(original.parent / "lake", home / "lake")
     args = ["build", "--target", "dev", "--target-path", str(home / "target")]
